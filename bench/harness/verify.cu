@@ -1,0 +1,160 @@
+#include "verify.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "cuda_check.hpp"
+
+namespace sgemm::harness {
+
+double gamma_n(double n, double u) { return n * u / (1.0 - n * u); }
+
+Tolerance tolerance(const Precision& p, int64_t K, bool exact) {
+  if (exact) return {0.0, 0.0};
+  return {gamma_n(double(K) + 2.0, p.u_acc) + p.e_prod, gamma_n(2.0, p.u_acc)};
+}
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBlocks = 1024;
+
+struct Totals {
+  unsigned long long failures;
+  unsigned long long padding;
+  unsigned long long first_bad;  // linear index row * N + col, ULLONG_MAX when none
+  unsigned long long max_abs_bits;
+  unsigned long long worst_ratio_bits;
+  double sum_d2, sum_r2;
+};
+
+__device__ double block_sum(double v, double* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / 32 ? scratch[threadIdx.x] : 0.0;
+  if (warp == 0)
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Non-negative doubles order like their bit patterns, so atomicMax on the bits is a max.
+__device__ void atomic_max_nonneg(unsigned long long* p, double v) {
+  atomicMax(p, static_cast<unsigned long long>(__double_as_longlong(v)));
+}
+
+__global__ void compare_kernel(const float* C, const float* C0, const double* ref, const double* mag,
+                               int64_t M, int64_t N, int64_t ldc, double abs_alpha, double abs_beta,
+                               double f_ab, double f_c, Totals* out) {
+  __shared__ double scratch[kThreads / 32];
+  double d2 = 0, r2 = 0, max_abs = 0, worst = 0;
+  unsigned long long fails = 0, pad = 0, first = ~0ull;
+  const int64_t total = M * ldc;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / ldc, col = i % ldc;
+    const float c = C[i];
+    if (col >= N) {
+      pad += __float_as_uint(c) != kPadSentinelBits;
+      continue;
+    }
+    const double r = ref[row * N + col];
+    bool good;
+    if (isnan(r)) {
+      good = isnan(c);
+    } else if (isinf(r)) {
+      good = double(c) == r;
+    } else {
+      const double tol = f_ab * abs_alpha * mag[row * N + col] +
+                         (abs_beta == 0.0 ? 0.0 : f_c * abs_beta * fabs(double(C0[i])));
+      const double err = fabs(double(c) - r);
+      good = err <= tol;  // false for a NaN or Inf c
+      if (isfinite(err)) {
+        d2 += err * err;
+        r2 += r * r;
+        max_abs = fmax(max_abs, err);
+        worst = fmax(worst, tol > 0 ? err / tol : (err > 0 ? INFINITY : 0.0));
+      } else {
+        worst = INFINITY;
+      }
+    }
+    if (!good) {
+      ++fails;
+      first = min(first, static_cast<unsigned long long>(row * N + col));
+    }
+  }
+  d2 = block_sum(d2, scratch);
+  r2 = block_sum(r2, scratch);
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->sum_d2, d2);
+    atomicAdd(&out->sum_r2, r2);
+  }
+  if (fails) {
+    atomicAdd(&out->failures, fails);
+    atomicMin(&out->first_bad, first);
+  }
+  if (pad) atomicAdd(&out->padding, pad);
+  atomic_max_nonneg(&out->max_abs_bits, max_abs);
+  atomic_max_nonneg(&out->worst_ratio_bits, worst);
+}
+
+}  // namespace
+
+std::string VerifyResult::summary() const {
+  std::ostringstream os;
+  os << (ok ? "verified" : "FAILED") << ": rel_err=" << rel_err << " max_abs_err=" << max_abs_err
+     << " worst_err/bound=" << worst_ratio;
+  if (failures)
+    os << "; " << failures << " elements outside the bound, first C[" << first_bad_row << "]["
+       << first_bad_col << "]=" << first_bad_value << " expected " << first_bad_ref;
+  if (padding_clobbered) os << "; " << padding_clobbered << " padding elements (ld > N) overwritten";
+  if (!guards_ok) os << "; a write landed outside an operand (guard region changed)";
+  return os.str();
+}
+
+VerifyResult verify(Problem& problem, const Precision& precision, bool exact) {
+  const Shape& s = problem.spec().shape;
+  const Reference& ref = problem.reference();
+  const Tolerance tol = tolerance(precision, s.K, exact);
+  Totals* d_out = static_cast<Totals*>(device_alloc(sizeof(Totals)));
+  Totals h{};
+  h.first_bad = ~0ull;
+  SGEMM_CUDA(cudaMemcpy(d_out, &h, sizeof(h), cudaMemcpyHostToDevice));
+  const GemmArgs a = problem.args(0);
+  if (s.M > 0 && s.N > 0)
+    compare_kernel<<<kBlocks, kThreads>>>(a.C, problem.pristine_c(), ref.d_ref, ref.d_mag, s.M, s.N,
+                                          s.ldc, std::fabs(double(a.alpha)), std::fabs(double(a.beta)),
+                                          tol.f_ab, tol.f_c, d_out);
+  SGEMM_CUDA(cudaGetLastError());
+  SGEMM_CUDA(cudaMemcpy(&h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
+  cudaFree(d_out);
+
+  VerifyResult r;
+  r.failures = h.failures;
+  r.padding_clobbered = h.padding;
+  double v;
+  std::memcpy(&v, &h.max_abs_bits, sizeof v);
+  r.max_abs_err = v;
+  std::memcpy(&v, &h.worst_ratio_bits, sizeof v);
+  r.worst_ratio = v;
+  r.rel_err = h.sum_r2 > 0 ? std::sqrt(h.sum_d2 / h.sum_r2) : std::sqrt(h.sum_d2);
+  if (h.failures) {
+    r.first_bad_row = int64_t(h.first_bad / uint64_t(s.N));
+    r.first_bad_col = int64_t(h.first_bad % uint64_t(s.N));
+    float c;
+    SGEMM_CUDA(cudaMemcpy(&c, a.C + r.first_bad_row * s.ldc + r.first_bad_col, sizeof c,
+                          cudaMemcpyDeviceToHost));
+    SGEMM_CUDA(cudaMemcpy(&r.first_bad_ref, ref.d_ref + h.first_bad, sizeof(double),
+                          cudaMemcpyDeviceToHost));
+    r.first_bad_value = c;
+  }
+  r.guards_ok = problem.guards_intact();
+  r.ok = r.failures == 0 && r.padding_clobbered == 0 && r.guards_ok;
+  return r;
+}
+
+}  // namespace sgemm::harness

@@ -1,0 +1,40 @@
+// What "verified" means (DESIGN.md): element-wise against the FP64 reference, within
+//   |C - ref| <= (gamma_{K+2}(u) + e_prod) * |alpha| |A||B| + gamma_2(u) * |beta| |C0|
+// (exact equality for small-integer inputs), non-finite values matching the reference, the
+// padding columns of C untouched and no write outside the operand's guard regions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "problem.hpp"
+#include "sgemm_ladder.hpp"
+
+namespace sgemm::harness {
+
+// gamma_n(u) = n*u / (1 - n*u): the classic bound on the relative error of n roundings.
+double gamma_n(double n, double u);
+
+struct Tolerance {
+  double f_ab = 0;  // multiplies |alpha| * (|A||B|)_ij
+  double f_c = 0;   // multiplies |beta| * |C0_ij|
+};
+Tolerance tolerance(const Precision& p, int64_t K, bool exact);
+
+struct VerifyResult {
+  bool ok = false;
+  uint64_t failures = 0;         // elements outside the bound (or non-finite mismatches)
+  uint64_t padding_clobbered = 0;
+  bool guards_ok = true;
+  int64_t first_bad_row = -1, first_bad_col = -1;
+  double first_bad_value = 0, first_bad_ref = 0;
+  double max_abs_err = 0;        // over finite elements
+  double rel_err = 0;            // ||C - ref||_F / ||ref||_F over finite elements
+  double worst_ratio = 0;        // max |C - ref| / tolerance (<= 1 passes)
+  std::string summary() const;
+};
+
+// Compare C of `set` (after a run) with the reference of set 0 (`set` must be 0).
+VerifyResult verify(Problem& problem, const Precision& precision, bool exact);
+
+}  // namespace sgemm::harness

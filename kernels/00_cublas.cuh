@@ -1,0 +1,77 @@
+// =====================================================================================
+// SGEMM Ladder — rung 00: 00_cublas
+// TITLE: cuBLAS baseline (pure FP32)
+// PREVIOUS: none   NEXT: 01_naive
+// LESSON: the yardstick: cuBLAS SGEMM, FP32 compute, pedantic math, never TF32
+// TILE: cublas
+//
+// WHAT CHANGED: nothing to learn from here; every other rung is measured against this one in
+//   the same process, on the same inputs.
+// WHY: a % of cuBLAS is only honest if cuBLAS computes the same thing. cuBLAS is
+//   column-major, so the row-major C = A*B is computed as C^T = B^T * A^T (swap the operands,
+//   swap M and N, keep the leading dimensions). Compute type CUBLAS_COMPUTE_32F_PEDANTIC and
+//   CUBLAS_PEDANTIC_MATH rule out TF32 and other reduced-precision paths; the call refuses to
+//   run when NVIDIA_TF32_OVERRIDE is set to anything but 0.
+// EVIDENCE: the kernel cuBLAS picks is named in ncu's output (tools/ncu_profile.py --kernel 0).
+// PRECONDITIONS: none beyond the API's (cuBLAS's 64-bit API takes any valid size).
+// =====================================================================================
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <cublas_v2.h>
+
+#include "common/launch.hpp"
+
+namespace sgemm::rung00 {
+
+std::string tile() { return "cublas"; }
+
+bool supports(const GemmArgs&, std::string*) { return true; }
+
+// One cuBLAS handle per host thread and device, created on first use and kept for the
+// process lifetime (destroying it at exit could run after the CUDA context is gone).
+static cublasHandle_t handle_for_current_device(Status* st) {
+  constexpr int kMaxDevices = 64;
+  thread_local cublasHandle_t handles[kMaxDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    *st = Status::kNoDevice;
+    return nullptr;
+  }
+  if (!handles[dev]) {
+    cublasHandle_t h = nullptr;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+      *st = Status::kCublas;
+      return nullptr;
+    }
+    handles[dev] = h;
+  }
+  *st = Status::kOk;
+  return handles[dev];
+}
+
+static bool tf32_override_set() {
+  const char* v = std::getenv("NVIDIA_TF32_OVERRIDE");
+  return v != nullptr && std::strcmp(v, "0") != 0;
+}
+
+Status launch(const GemmArgs& a, cudaStream_t stream) {
+  if (tf32_override_set()) return Status::kTf32Override;
+  Status st;
+  cublasHandle_t h = handle_for_current_device(&st);
+  if (!h) return st;
+  if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return Status::kCublas;
+  // Row-major C(MxN) = A(MxK) B(KxN)  <=>  column-major C^T(NxM) = B^T(NxK) A^T(KxM).
+  const cublasStatus_t s = cublasGemmEx_64(
+      h, CUBLAS_OP_N, CUBLAS_OP_N, a.N, a.M, a.K, &a.alpha, a.B, CUDA_R_32F, a.ldb, a.A, CUDA_R_32F,
+      a.lda, &a.beta, a.C, CUDA_R_32F, a.ldc, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
+  if (s == CUBLAS_STATUS_ARCH_MISMATCH) return Status::kArch;
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) return Status::kOutOfMemory;
+  return s == CUBLAS_STATUS_SUCCESS ? Status::kOk : Status::kCublas;
+}
+
+}  // namespace sgemm::rung00

@@ -1,0 +1,68 @@
+// Device helpers shared by every rung: integer helpers, 128-bit loads, guarded loads and the
+// alpha/beta epilogue. Header-only and free of host headers so that NVRTC (the autotuner)
+// compiles the rung files unchanged.
+#pragma once
+
+#ifdef __CUDACC_RTC__
+typedef long long int64_t;
+#else
+#include <cstdint>
+#endif
+
+namespace sgemm {
+
+constexpr int kWarpSize = 32;      // threads per warp
+constexpr int kVecWidth = 4;       // floats per 128-bit access
+constexpr int kSmemBanks = 32;     // shared-memory banks of 4 bytes
+
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One 128-bit load / store. The address must be 16-byte aligned.
+__device__ __forceinline__ float4 load_f4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ __forceinline__ void store_f4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+
+// Element `col` of a row, or 0 outside [0, ncols) / for an invalid row.
+__device__ __forceinline__ float load_or_zero(const float* row, int col, int ncols, bool row_ok) {
+  return (row_ok && col < ncols) ? row[col] : 0.0f;
+}
+
+// Four consecutive elements starting at `col` (a multiple of 4 on a 16-byte-aligned row):
+// one 128-bit load when all four are inside the row, element-wise with zero fill otherwise.
+__device__ __forceinline__ float4 load4_or_zero(const float* row, int col, int ncols, bool row_ok) {
+  if (row_ok && col + kVecWidth <= ncols) return load_f4(row + col);
+  float4 v;
+  v.x = load_or_zero(row, col + 0, ncols, row_ok);
+  v.y = load_or_zero(row, col + 1, ncols, row_ok);
+  v.z = load_or_zero(row, col + 2, ncols, row_ok);
+  v.w = load_or_zero(row, col + 3, ncols, row_ok);
+  return v;
+}
+
+// C = alpha * acc + beta * C. beta == 0 never reads C (C may hold NaN or be uninitialised).
+__device__ __forceinline__ float epilogue(float alpha, float acc, float beta, const float* c) {
+  return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+// Four outputs at `c` (16-byte aligned) with one 128-bit store, or element-wise at the right edge.
+__device__ __forceinline__ void store4_epilogue(float* c, int col, int ncols, float alpha, float4 acc,
+                                                float beta) {
+  if (col + kVecWidth <= ncols) {
+    float4 out;
+    if (beta == 0.0f) {
+      out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+    } else {
+      const float4 old = load_f4(c);
+      out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                        alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+    }
+    store_f4(c, out);
+    return;
+  }
+  const float v[kVecWidth] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+  for (int i = 0; i < kVecWidth; ++i)
+    if (col + i < ncols) c[i] = epilogue(alpha, v[i], beta, c + i);
+}
+
+}  // namespace sgemm

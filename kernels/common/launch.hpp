@@ -1,0 +1,36 @@
+// Host-side launch helpers shared by every rung's launcher: precondition checks that produce
+// a one-line reason, and the mapping from CUDA errors to sgemm::Status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "../sgemm_ladder.hpp"
+
+namespace sgemm {
+
+// CUDA runtime error -> Status (no kernel image for this GPU -> kArch, allocation -> kOutOfMemory).
+Status from_cuda(cudaError_t err);
+
+// The status of the launch just made (cudaGetLastError), mapped by from_cuda.
+Status launch_status();
+
+// M, N, K and the leading dimensions fit the rung's 32-bit index math.
+bool fits_int32(const GemmArgs& a, std::string* why);
+
+// 128-bit rungs: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (null pointers
+// are not checked, so the CLI can ask before it allocates).
+bool vec4_ok(const GemmArgs& a, std::string* why);
+
+// The grid fits CUDA's limits (x < 2^31, y and z < 2^16).
+bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);
+
+// Allow `bytes` of dynamic shared memory for `kernel` (needed above 48 KiB).
+template <typename Kernel>
+Status allow_smem(Kernel kernel, int bytes) {
+  return from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
+}  // namespace sgemm

@@ -1,0 +1,91 @@
+// SGEMM Ladder — C++ API: the argument block, status codes and the registry of rungs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "sgemm_ladder.h"
+
+namespace sgemm {
+
+// Row-major C = alpha * A * B + beta * C (see sgemm_ladder.h for the layout rules).
+struct GemmArgs {
+  int64_t M = 0, N = 0, K = 0;
+  float alpha = 1.0f;
+  const float* A = nullptr;
+  int64_t lda = 0;
+  const float* B = nullptr;
+  int64_t ldb = 0;
+  float beta = 0.0f;
+  float* C = nullptr;
+  int64_t ldc = 0;
+};
+
+enum class Status : int {
+  kOk = SGEMM_LADDER_OK,
+  kInvalidSize = SGEMM_LADDER_ERR_INVALID_SIZE,
+  kInvalidLd = SGEMM_LADDER_ERR_INVALID_LD,
+  kNullPointer = SGEMM_LADDER_ERR_NULL_POINTER,
+  kSizeOverflow = SGEMM_LADDER_ERR_SIZE_OVERFLOW,
+  kUnknownKernel = SGEMM_LADDER_ERR_UNKNOWN_KERNEL,
+  kUnsupported = SGEMM_LADDER_ERR_UNSUPPORTED,
+  kNoDevice = SGEMM_LADDER_ERR_NO_DEVICE,
+  kArch = SGEMM_LADDER_ERR_ARCH,
+  kOutOfMemory = SGEMM_LADDER_ERR_OUT_OF_MEMORY,
+  kCuda = SGEMM_LADDER_ERR_CUDA,
+  kCublas = SGEMM_LADDER_ERR_CUBLAS,
+  kTf32Override = SGEMM_LADDER_ERR_TF32_OVERRIDE,
+};
+
+const char* status_string(Status s);
+
+// How a rung's arithmetic rounds, used by the verifier's element-wise bound
+//   |C - C_ref| <= (gamma_{K+2}(u_acc) + e_prod) * |alpha||A||B| + gamma_2(u_acc) * |beta||C|
+// FP32 FFMA rungs: u_acc = 2^-24, e_prod = 0. Tensor-core rungs say what their operand
+// rounding adds per product (e_prod) and that the MMA unit accumulates with truncation.
+struct Precision {
+  const char* name;  // "fp32", "3xtf32", "tf32"
+  double u_acc;      // unit roundoff of the accumulation
+  double e_prod;     // relative error added to each product by operand rounding
+  bool fp32_accurate;
+};
+
+// One rung of the ladder. The registry (registry.cu) is the only list of rungs.
+struct Rung {
+  int id;
+  const char* slug;    // "07_bank_conflict_free": file kernels/<slug>.cuh
+  const char* title;   // short human name
+  const char* lesson;  // the one thing this rung changes
+  const char* symbol;  // prefix of the kernel's function name, for cuobjdump/ncu filters
+  Precision precision;
+  std::string (*tile)();  // CUTLASS-like tile text, e.g. "128x128x8_64x32_8x8"
+  // True when the rung can run these arguments; otherwise `why` says which operand and why.
+  // Called with null pointers it checks shapes and leading dimensions only.
+  bool (*supports)(const GemmArgs& args, std::string* why);
+  // Launch on `stream`; arguments are valid, supported, M,N,K >= 1 and alpha != 0.
+  Status (*launch)(const GemmArgs& args, cudaStream_t stream);
+};
+
+// The registry: every rung, ordered by id (ids are 0..size-1).
+const std::vector<Rung>& registry();
+// The rung for an id or a slug ("7", "07", "07_bank_conflict_free", "bank_conflict_free").
+const Rung* find_rung(const std::string& id_or_slug);
+const Rung* find_rung(int id);
+
+// Check arguments the way BLAS does (sizes, leading dimensions, pointers, byte counts),
+// without touching the GPU. `detail` gets a one-line message on failure.
+Status validate(const GemmArgs& args, std::string* detail);
+
+// The front door: validate, check the rung's preconditions, handle the degenerate cases
+// (M or N = 0: nothing; K = 0 or alpha = 0: C = beta * C without reading A or B) and launch.
+Status run(int kernel_id, const GemmArgs& args, cudaStream_t stream = nullptr,
+           std::string* detail = nullptr);
+
+// The number of bytes an operand of `rows` x `cols` with leading dimension `ld` spans,
+// or -1 when it overflows 64 bits.
+int64_t operand_bytes(int64_t rows, int64_t cols, int64_t ld);
+
+}  // namespace sgemm
