@@ -16,6 +16,11 @@
 
 SGEMM_DECLARE_RUNG(rung00)
 SGEMM_DECLARE_RUNG(rung01)
+SGEMM_DECLARE_RUNG(rung02)
+SGEMM_DECLARE_RUNG(rung03)
+SGEMM_DECLARE_RUNG(rung04)
+SGEMM_DECLARE_RUNG(rung05)
+SGEMM_DECLARE_RUNG(rung06)
 
 namespace sgemm {
 
@@ -32,6 +37,21 @@ const std::vector<Rung>& registry() {
       {1, "01_naive", "Naive: one thread per element of C",
        "one thread per element of C, reading A and B straight from global memory",
        "sgemm_01_naive", kFp32, &rung01::tile, &rung01::supports, &rung01::launch},
+      {2, "02_coalesced", "Global-memory coalescing",
+       "global-memory coalescing: the 32 threads of a warp read and write consecutive addresses",
+       "sgemm_02_coalesced", kFp32, &rung02::tile, &rung02::supports, &rung02::launch},
+      {3, "03_smem_tiling", "Shared-memory tiling",
+       "shared-memory tiling: each block caches 32x32 tiles of A and B and reuses them 32 times",
+       "sgemm_03_smem_tiling", kFp32, &rung03::tile, &rung03::supports, &rung03::launch},
+      {4, "04_blocktile_1d", "1D block tiling",
+       "1D block tiling: each thread computes a column of TM=8 results, reusing one B value 8 times",
+       "sgemm_04_blocktile_1d", kFp32, &rung04::tile, &rung04::supports, &rung04::launch},
+      {5, "05_blocktile_2d", "2D block tiling",
+       "2D block tiling: each thread computes a TM x TN = 8x8 outer product in registers",
+       "sgemm_05_blocktile_2d", kFp32, &rung05::tile, &rung05::supports, &rung05::launch},
+      {6, "06_vectorized", "128-bit vectorized loads",
+       "128-bit vectorized global and shared loads, with A stored transposed in shared memory",
+       "sgemm_06_vectorized", kFp32, &rung06::tile, &rung06::supports, &rung06::launch},
   };
   return table;
 }

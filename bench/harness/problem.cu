@@ -232,6 +232,14 @@ const Reference& Problem::reference() {
   return *ref_;
 }
 
+void Problem::set_element(char operand, int64_t row, int64_t col, float value) {
+  const Shape& s = spec_.shape;
+  float* base = operand == 'A' ? a_[0].data() : operand == 'B' ? b_[0].data() : c0_.data();
+  const int64_t ld = operand == 'A' ? s.lda : operand == 'B' ? s.ldb : s.ldc;
+  SGEMM_CUDA(cudaMemcpy(base + row * ld + col, &value, sizeof value, cudaMemcpyHostToDevice));
+  ref_.reset();
+}
+
 bool Problem::guards_intact() const {
   for (const auto* v : {&a_, &b_, &c_})
     for (const DeviceBuffer& b : *v)

@@ -72,6 +72,9 @@ class Problem {
   std::vector<float> host_c0() const;
   const float* pristine_c() const { return c0_.data(); }
   bool guards_intact() const;
+  // Overwrite one element of set 0's A, B or (pristine) C, e.g. with Inf or NaN, before the
+  // reference is computed; the cached reference is dropped.
+  void set_element(char operand, int64_t row, int64_t col, float value);
 
   static constexpr double kCpuRefFlops = 2.0 * 256 * 256 * 256;
 

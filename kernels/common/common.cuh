@@ -44,10 +44,10 @@ __device__ __forceinline__ float epilogue(float alpha, float acc, float beta, co
   return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-// Four outputs at `c` (16-byte aligned) with one 128-bit store, or element-wise at the right edge.
-__device__ __forceinline__ void store4_epilogue(float* c, int col, int ncols, float alpha, float4 acc,
-                                                float beta) {
-  if (col + kVecWidth <= ncols) {
+// Up to four outputs at `c` (16-byte aligned): one 128-bit store when all four columns exist
+// (`valid` >= 4), element-wise for the first `valid` columns otherwise (none when valid <= 0).
+__device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha, float4 acc, float beta) {
+  if (valid >= kVecWidth) {
     float4 out;
     if (beta == 0.0f) {
       out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
@@ -62,7 +62,7 @@ __device__ __forceinline__ void store4_epilogue(float* c, int col, int ncols, fl
   const float v[kVecWidth] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
   for (int i = 0; i < kVecWidth; ++i)
-    if (col + i < ncols) c[i] = epilogue(alpha, v[i], beta, c + i);
+    if (i < valid) c[i] = epilogue(alpha, v[i], beta, c + i);
 }
 
 }  // namespace sgemm

@@ -1,0 +1,129 @@
+// =====================================================================================
+// SGEMM Ladder — rung 04: 04_blocktile_1d
+// TITLE: 1D block tiling
+// PREVIOUS: 03_smem_tiling   NEXT: 05_blocktile_2d
+// LESSON: 1D block tiling: each thread computes a column of TM=8 results, reusing one B value 8 times
+// TILE: 64x64x8_8x1
+//
+// WHAT CHANGED: a 64x64 C tile per block of 512 threads; each thread keeps TM = 8 accumulators
+//   for 8 consecutive rows of one column. Per k it loads one B value into a register and
+//   multiplies it with 8 A values from shared memory. The K slab shrinks to BK = 8 so that
+//   each thread still copies exactly one element of A and one of B per slab.
+// WHY: rung 03 issued 2 shared-memory loads per FFMA; the LSU pipe, not the FMA units, was
+//   the limit. Keeping the B value in a register cuts that to (1 + 8) / 8 = 1.125 LDS per FFMA.
+// PREDICTION: ~2x rung 03 (shared-memory wavefronts per FFMA fall ~1.8x, more independent
+//   FFMAs per thread hide latency better).
+// EVIDENCE: <evidence>(not yet measured)</evidence>
+// PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/64 below 2^16 (grid.y).
+// =====================================================================================
+#pragma once
+
+#include "common/common.cuh"
+
+namespace sgemm::rung04 {
+
+template <int BM, int BN, int BK, int TM>
+struct Tile {
+  static constexpr int kThreads = BM * BN / TM;  // one thread per TM-long column segment
+  static_assert(BM % TM == 0, "a thread's TM rows must tile BM exactly");
+  static_assert(kThreads == BM * BK, "each thread copies exactly one element of the A tile per slab");
+  static_assert(kThreads == BK * BN, "each thread copies exactly one element of the B tile per slab");
+};
+
+constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;
+using Config = Tile<kBM, kBN, kBK, kTM>;
+
+// One K-slab of the A and B tiles into shared memory (one element of each per thread).
+// kGuard: the slab may cross the edge of A or B: check bounds and fill zeros.
+template <int BM, int BN, int BK, bool kGuard>
+__device__ __forceinline__ void load_slab(float (&sA)[BM][BK], float (&sB)[BK][BN], const float* A, int lda,
+                                          const float* B, int ldb, int M, int N, int K, int m0, int n0, int k0) {
+  const int aRow = threadIdx.x / BK, aCol = threadIdx.x % BK;  // A: BK threads per row of the tile
+  const int bRow = threadIdx.x / BN, bCol = threadIdx.x % BN;  // B: BN threads per row of the tile
+  const int64_t aOff = int64_t(m0 + aRow) * lda + k0 + aCol;
+  const int64_t bOff = int64_t(k0 + bRow) * ldb + n0 + bCol;
+  if (!kGuard) {
+    sA[aRow][aCol] = A[aOff];
+    sB[bRow][bCol] = B[bOff];
+  } else {
+    sA[aRow][aCol] = (m0 + aRow < M && k0 + aCol < K) ? A[aOff] : 0.0f;
+    sB[bRow][bCol] = (k0 + bRow < K && n0 + bCol < N) ? B[bOff] : 0.0f;
+  }
+}
+
+template <int BM, int BN, int BK, int TM>
+__device__ __forceinline__ void compute_slab(const float (&sA)[BM][BK], const float (&sB)[BK][BN],
+                                             float (&rAcc)[TM], int tRow, int tCol) {
+#pragma unroll
+  for (int k = 0; k < BK; ++k) {
+    const float rB = sB[k][tCol];  // reused TM times
+#pragma unroll
+    for (int i = 0; i < TM; ++i) rAcc[i] += sA[tRow * TM + i][k] * rB;
+  }
+}
+
+template <int BM, int BN, int BK, int TM, bool kGuard>
+__device__ __forceinline__ void block_tile(float (&sA)[BM][BK], float (&sB)[BK][BN], int M, int N, int K,
+                                           float alpha, const float* A, int lda, const float* B, int ldb,
+                                           float beta, float* C, int ldc) {
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tRow = threadIdx.x / BN, tCol = threadIdx.x % BN;  // this thread: rows tRow*TM.., column tCol
+  float rAcc[TM] = {};  // [TM]: C[m0 + tRow*TM + i][n0 + tCol]
+  int k0 = 0;
+  for (; k0 + BK <= K; k0 += BK) {
+    load_slab<BM, BN, BK, kGuard>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
+    __syncthreads();
+    compute_slab<BM, BN, BK, TM>(sA, sB, rAcc, tRow, tCol);
+    __syncthreads();
+  }
+  if (k0 < K) {  // the K tail
+    load_slab<BM, BN, BK, true>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
+    __syncthreads();
+    compute_slab<BM, BN, BK, TM>(sA, sB, rAcc, tRow, tCol);
+  }
+  const int col = n0 + tCol;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = m0 + tRow * TM + i;
+    if (!kGuard || (row < M && col < N)) {
+      float* c = C + int64_t(row) * ldc + col;
+      *c = epilogue(alpha, rAcc[i], beta, c);
+    }
+  }
+}
+
+template <int BM, int BN, int BK, int TM>
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM>::kThreads)
+sgemm_04_blocktile_1d(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                      float beta, float* C, int ldc) {
+  __shared__ float sA[BM][BK];  // [BM][BK]: a tile of A, row-major
+  __shared__ float sB[BK][BN];  // [BK][BN]: a tile of B, row-major
+  const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
+  if (interior) block_tile<BM, BN, BK, TM, false>(sA, sB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  else block_tile<BM, BN, BK, TM, true>(sA, sB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+}  // namespace sgemm::rung04
+
+#ifndef __CUDACC_RTC__
+#include "common/launch.hpp"
+
+namespace sgemm::rung04 {
+
+std::string tile() {
+  return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" + std::to_string(kTM) + "x1";
+}
+
+bool supports(const GemmArgs& a, std::string* why) {
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
+}
+
+Status launch(const GemmArgs& a, cudaStream_t stream) {
+  const dim3 grid(ceil_div(a.N, kBN), ceil_div(a.M, kBM));
+  sgemm_04_blocktile_1d<kBM, kBN, kBK, kTM><<<grid, Config::kThreads, 0, stream>>>(
+      a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
+  return launch_status();
+}
+
+}  // namespace sgemm::rung04
+#endif

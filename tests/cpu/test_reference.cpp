@@ -1,0 +1,78 @@
+// The FP64 CPU reference against hand-computed products.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/problem.hpp"
+
+using namespace sgemm::harness;
+
+TEST(Reference, TwoByTwoByHand) {
+  // A = [1 2; 3 4], B = [5 6; 7 8] -> A*B = [19 22; 43 50]
+  const std::vector<float> A = {1, 2, 3, 4}, B = {5, 6, 7, 8}, C = {1, 1, 1, 1};
+  std::vector<double> ref, mag;
+  reference_cpu({2, 2, 2, 2, 2, 2}, 1.0f, 0.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_EQ(ref, (std::vector<double>{19, 22, 43, 50}));
+  EXPECT_EQ(mag, (std::vector<double>{19, 22, 43, 50}));
+}
+
+TEST(Reference, AlphaBetaAndMagnitude) {
+  // A = [1 -2], B = [3; 4] -> A*B = -5, |A||B| = 11; C = 10
+  const std::vector<float> A = {1, -2}, B = {3, 4}, C = {10};
+  std::vector<double> ref, mag;
+  reference_cpu({1, 1, 2, 2, 1, 1}, 0.5f, 3.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_DOUBLE_EQ(ref[0], 0.5 * -5 + 3.0 * 10);
+  EXPECT_DOUBLE_EQ(mag[0], 11.0);
+}
+
+TEST(Reference, LeadingDimensionsSkipPadding) {
+  // 2x2 A stored with lda = 3 (padding NaN), B 2x1 with ldb = 2, C 2x1 with ldc = 4.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> A = {1, 2, nan, 3, 4, nan}, B = {1, nan, 1, nan};
+  const std::vector<float> C = {0, nan, nan, nan, 0, nan, nan, nan};
+  std::vector<double> ref, mag;
+  reference_cpu({2, 1, 2, 3, 2, 4}, 1.0f, 1.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_EQ(ref, (std::vector<double>{3, 7}));
+}
+
+TEST(Reference, BetaZeroIgnoresNaNInC) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> A = {2}, B = {3}, C = {nan};
+  std::vector<double> ref, mag;
+  reference_cpu({1, 1, 1, 1, 1, 1}, 1.0f, 0.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_EQ(ref[0], 6.0);
+}
+
+TEST(Reference, KZeroIsBetaC) {
+  const std::vector<float> C = {2, 4};
+  std::vector<double> ref, mag;
+  reference_cpu({1, 2, 0, 1, 2, 2}, 1.0f, 0.5f, nullptr, nullptr, C.data(), &ref, &mag);
+  EXPECT_EQ(ref, (std::vector<double>{1, 2}));
+  EXPECT_EQ(mag, (std::vector<double>{0, 0}));
+}
+
+TEST(Reference, NonFiniteInputsPropagate) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> A = {inf, 1}, B = {0, 1}, C = {0};
+  std::vector<double> ref, mag;
+  reference_cpu({1, 1, 2, 2, 1, 1}, 1.0f, 0.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_TRUE(std::isnan(ref[0]));  // inf * 0 = NaN, as IEEE and cuBLAS have it
+}
+
+TEST(Reference, DefaultLeadingDimensionsRoundUpToFour) {
+  const Shape s = with_default_ld({5, 6, 7, 0, 0, 0});
+  EXPECT_EQ(s.lda, 8);
+  EXPECT_EQ(s.ldb, 8);
+  EXPECT_EQ(s.ldc, 8);
+  EXPECT_EQ(with_default_ld({5, 6, 7, 9, 0, 0}).lda, 9);  // an explicit ld is kept
+}
+
+TEST(Reference, RotationExceedsTwiceL2) {
+  const int64_t l2 = 60ll << 20;
+  const int sets = rotation_sets(1 << 20, l2, 100ll << 30);
+  EXPECT_GE(int64_t(sets) * (1 << 20), 2 * l2);
+  EXPECT_EQ(rotation_sets(1ll << 30, l2, 100ll << 30), 1);
+  EXPECT_EQ(rotation_sets(1 << 20, l2, 4ll << 20), 2);  // capped by free memory
+}

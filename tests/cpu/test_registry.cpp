@@ -1,0 +1,115 @@
+// The registry is the one table of rungs: ids contiguous, slugs unique, every rung's file
+// exists and its header agrees with the table.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sgemm_ladder.h"
+#include "sgemm_ladder.hpp"
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string two_digits(int id) { return (id < 10 ? "0" : "") + std::to_string(id); }
+
+// The value after "// KEY: " on its own header line.
+std::string header_field(const std::string& text, const std::string& key) {
+  const std::regex re("\\n// " + key + ": ([^\\n]*)");
+  std::smatch m;
+  return std::regex_search(text, m, re) ? m[1].str() : std::string("<missing " + key + ">");
+}
+
+}  // namespace
+
+TEST(Registry, IdsAreContiguousFromZero) {
+  const auto& r = sgemm::registry();
+  ASSERT_GE(r.size(), 2u);
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i].id, int(i));
+}
+
+TEST(Registry, SlugsAreUniqueAndNumbered) {
+  std::set<std::string> slugs, shorts;
+  for (const sgemm::Rung& r : sgemm::registry()) {
+    const std::string slug = r.slug;
+    EXPECT_TRUE(slugs.insert(slug).second) << slug;
+    EXPECT_EQ(slug.substr(0, 3), two_digits(r.id) + "_") << slug;
+    EXPECT_TRUE(std::regex_match(slug, std::regex("[0-9]{2}_[a-z0-9_]+"))) << slug;
+    EXPECT_TRUE(shorts.insert(slug.substr(3)).second) << "short slug clash: " << slug;
+    EXPECT_NE(std::string(r.lesson), "");
+    EXPECT_NE(std::string(r.title), "");
+    EXPECT_NE(r.tile(), "");
+    EXPECT_TRUE(r.supports && r.launch);
+  }
+}
+
+TEST(Registry, FindByIdOrSlug) {
+  for (const sgemm::Rung& r : sgemm::registry()) {
+    const std::string slug = r.slug;
+    EXPECT_EQ(sgemm::find_rung(r.id), &r);
+    EXPECT_EQ(sgemm::find_rung(std::to_string(r.id)), &r);
+    EXPECT_EQ(sgemm::find_rung(two_digits(r.id)), &r);
+    EXPECT_EQ(sgemm::find_rung(slug), &r);
+    EXPECT_EQ(sgemm::find_rung(slug.substr(3)), &r);
+  }
+  EXPECT_EQ(sgemm::find_rung(-1), nullptr);
+  EXPECT_EQ(sgemm::find_rung(int(sgemm::registry().size())), nullptr);
+  EXPECT_EQ(sgemm::find_rung("nope"), nullptr);
+  EXPECT_EQ(sgemm::find_rung(""), nullptr);
+}
+
+TEST(Registry, CAbiMirrorsTheTable) {
+  ASSERT_EQ(sgemm_ladder_kernel_count(), int(sgemm::registry().size()));
+  for (const sgemm::Rung& r : sgemm::registry()) EXPECT_STREQ(sgemm_ladder_kernel_name(r.id), r.slug);
+  EXPECT_EQ(sgemm_ladder_kernel_name(-1), nullptr);
+  EXPECT_EQ(sgemm_ladder_kernel_name(sgemm_ladder_kernel_count()), nullptr);
+}
+
+TEST(Registry, RungHeadersAgreeWithTheTable) {
+  const auto& reg = sgemm::registry();
+  for (size_t i = 0; i < reg.size(); ++i) {
+    const sgemm::Rung& r = reg[i];
+    SCOPED_TRACE(r.slug);
+    const std::string path = std::string(SGEMM_SOURCE_DIR) + "/kernels/" + r.slug + ".cuh";
+    const std::string text = read_file(path);
+    ASSERT_FALSE(text.empty()) << "missing rung file " << path;
+    EXPECT_NE(text.find("// SGEMM Ladder — rung " + two_digits(r.id) + ": " + r.slug + "\n"), std::string::npos)
+        << "first header line must read 'SGEMM Ladder — rung NN: slug'";
+    EXPECT_EQ(header_field(text, "TITLE"), r.title);
+    EXPECT_EQ(header_field(text, "LESSON"), r.lesson);
+    EXPECT_EQ(header_field(text, "TILE"), r.tile());
+    const std::string prev = i == 0 ? "none" : reg[i - 1].slug;
+    const std::string next = i + 1 == reg.size() ? "none" : reg[i + 1].slug;
+    EXPECT_EQ(header_field(text, "PREVIOUS"), prev + "   NEXT: " + next);
+    for (const char* section : {"WHAT CHANGED", "WHY", "EVIDENCE", "PRECONDITIONS"})
+      EXPECT_NE(text.find(std::string("// ") + section + ":"), std::string::npos) << section;
+    if (r.id >= 1) {
+      EXPECT_NE(text.find("// PREDICTION:"), std::string::npos);
+      EXPECT_NE(text.find(r.symbol), std::string::npos) << "kernel symbol " << r.symbol;
+    }
+  }
+}
+
+TEST(Registry, EveryRungFileIsRegistered) {
+  // A kernels/NN_*.cuh without a registry row would be compiled but never run or tested.
+  std::set<std::string> registered;
+  for (const sgemm::Rung& r : sgemm::registry()) registered.insert(r.slug);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SGEMM_SOURCE_DIR) + "/kernels")) {
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, std::regex("[0-9]{2}_.*\\.cuh"))) continue;
+    ++files;
+    EXPECT_TRUE(registered.count(name.substr(0, name.size() - 4))) << name << " is not in the registry";
+  }
+  EXPECT_EQ(files, int(registered.size()));
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One call that does everything a GPU machine is needed for, so a short lease is enough:
+# build (release, and debug when asked), tests, compute-sanitizer, benchmarks, SASS, ncu,
+# cuda-gdb. Logs and results land in OUTDIR; a summary table is printed last.
+#
+#   tools/gpu_session.sh OUTDIR [step ...]
+#   steps: probe build test sanitize bench sweep accuracy sass ncu gdb fault soak (default: probe build test bench)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
+shift
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(probe build test bench)
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+cd "$root"
+bench=build/release/bench/sgemm_bench
+summary=()
+
+run_step() {  # name command...
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "=== $name: $*"
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-14s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
+  tail -n 25 "$out/$name.log"
+  return $rc
+}
+
+for step in "${steps[@]}"; do
+  case $step in
+    probe)
+      run_step probe bash -c 'nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; cmake --version | head -1; which compute-sanitizer ncu cuda-gdb cuobjdump; uname -a' ;;
+    build)
+      run_step build bash -c 'cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build --preset release -j 16' ;;
+    build-debug)
+      run_step build-debug bash -c 'cmake --preset debug && cmake --build --preset debug -j 16' ;;
+    test)
+      run_step test ctest --preset release -j 8 --timeout 900 ;;
+    sanitize)
+      run_step sanitize tools/sanitize.sh all build/release/tests/gpu_tests ;;
+    bench)
+      run_step bench "$bench" --size 4096 --json "$out/bench_4096.json" ;;
+    sweep)
+      run_step sweep "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 --min-time 0.1 \
+        --json "$out/sweep.json" ;;
+    accuracy)
+      run_step accuracy "$bench" --size 1024 --accuracy-sweep --repeat 3 --json "$out/accuracy.json" ;;
+    sass)
+      run_step sass python3 tools/sass_report.py --all --json "$out/sass.json" ;;
+    ncu)
+      run_step ncu python3 tools/ncu_profile.py --all --csv "$out/ncu.csv" ;;
+    gdb)
+      run_step gdb tools/gdb_walkthrough.sh --batch ;;
+    *)
+      echo "unknown step $step"; summary+=("$step: unknown") ;;
+  esac
+done
+
+echo
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
