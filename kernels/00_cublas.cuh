@@ -31,27 +31,40 @@ std::string tile() { return "cublas"; }
 
 bool supports(const GemmArgs&, std::string*) { return true; }
 
-// One cuBLAS handle per host thread and device, created on first use and kept for the
-// process lifetime (destroying it at exit could run after the CUDA context is gone).
+// One cuBLAS handle per host thread and device, created on first use and destroyed when the
+// thread exits (for the main thread: at exit(), before the CUDA runtime tears down).
+struct ThreadHandles {
+  static constexpr int kMaxDevices = 64;
+  cublasHandle_t handle[kMaxDevices] = {};
+  ~ThreadHandles() {
+    for (cublasHandle_t h : handle)
+      if (h) cublasDestroy(h);
+  }
+};
+
 static cublasHandle_t handle_for_current_device(Status* st) {
-  constexpr int kMaxDevices = 64;
-  thread_local cublasHandle_t handles[kMaxDevices] = {};
+  thread_local ThreadHandles handles;
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= ThreadHandles::kMaxDevices) {
     *st = Status::kNoDevice;
     return nullptr;
   }
-  if (!handles[dev]) {
-    cublasHandle_t h = nullptr;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
-        cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+  cublasHandle_t& h = handles.handle[dev];
+  if (!h) {
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+      h = nullptr;
       *st = Status::kCublas;
       return nullptr;
     }
-    handles[dev] = h;
+    if (cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+      cublasDestroy(h);
+      h = nullptr;
+      *st = Status::kCublas;
+      return nullptr;
+    }
   }
   *st = Status::kOk;
-  return handles[dev];
+  return h;
 }
 
 static bool tf32_override_set() {

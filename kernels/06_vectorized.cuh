@@ -1,7 +1,7 @@
 // =====================================================================================
 // SGEMM Ladder — rung 06: 06_vectorized
 // TITLE: 128-bit vectorized loads
-// PREVIOUS: 05_blocktile_2d   NEXT: none
+// PREVIOUS: 05_blocktile_2d   NEXT: 07_bank_conflict_free
 // LESSON: 128-bit vectorized global and shared loads, with A stored transposed in shared memory
 // TILE: 128x128x8_8x8
 //

@@ -21,6 +21,10 @@ SGEMM_DECLARE_RUNG(rung03)
 SGEMM_DECLARE_RUNG(rung04)
 SGEMM_DECLARE_RUNG(rung05)
 SGEMM_DECLARE_RUNG(rung06)
+SGEMM_DECLARE_RUNG(rung07)
+SGEMM_DECLARE_RUNG(rung08)
+SGEMM_DECLARE_RUNG(rung09)
+SGEMM_DECLARE_RUNG(rung10)
 
 namespace sgemm {
 
@@ -52,6 +56,18 @@ const std::vector<Rung>& registry() {
       {6, "06_vectorized", "128-bit vectorized loads",
        "128-bit vectorized global and shared loads, with A stored transposed in shared memory",
        "sgemm_06_vectorized", kFp32, &rung06::tile, &rung06::supports, &rung06::launch},
+      {7, "07_bank_conflict_free", "Bank-conflict-free shared memory",
+       "bank-conflict-free shared memory: an XOR swizzle for the transposed A tile, warp-contiguous fragments",
+       "sgemm_07_bank_conflict_free", kFp32, &rung07::tile, &rung07::supports, &rung07::launch},
+      {8, "08_autotuned", "Autotuned tiles",
+       "autotuning: rung 07's kernel with the tile sizes an on-GPU search chose for this architecture",
+       "sgemm_08_autotuned", kFp32, &rung08::tile, &rung08::supports, &rung08::launch},
+      {9, "09_warptiling", "Warp tiling",
+       "warptiling: each warp owns a compact WM x WN tile between the block tile and the thread tiles",
+       "sgemm_09_warptiling", kFp32, &rung09::tile, &rung09::supports, &rung09::launch},
+      {10, "10_double_buffering", "Multi-stage cp.async pipeline",
+       "double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch",
+       "sgemm_10_double_buffering", kFp32, &rung10::tile, &rung10::supports, &rung10::launch},
   };
   return table;
 }

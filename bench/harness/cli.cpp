@@ -89,7 +89,7 @@ ParseResult parse_cli(int argc, const char* const* argv) {
   app.allow_extras();
   std::vector<std::string> kernel_args, size_list;
   std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s;
-  app.add_option("--kernel,-k", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)");
+  app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)");
   app.add_option("--size", size_s, "M = N = K");
   app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")->delimiter(',');
   app.add_option("--m", m_s, "rows of A and C");

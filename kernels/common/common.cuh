@@ -65,4 +65,23 @@ __device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha
     if (i < valid) c[i] = epilogue(alpha, v[i], beta, c + i);
 }
 
+// ---- cp.async (sm_80+): global -> shared copies that bypass the registers -------------------
+
+// Copy 16 bytes from global to shared memory asynchronously. Only the first `src_bytes`
+// (0..16) are read; the rest of the 16 shared bytes are zero-filled, so ragged edges need no
+// separate path. Both addresses must be 16-byte aligned.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+}
+
+// Close the group of cp.async issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+// Wait until at most `kPending` committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
 }  // namespace sgemm
