@@ -1,0 +1,3 @@
+#pragma once
+#include "harness/cli.hpp"
+namespace sgemm::fault_lab { int run(const harness::Options& o); }

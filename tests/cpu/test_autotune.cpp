@@ -1,0 +1,80 @@
+// The autotuner's search space: large enough, its pre-compile rules agree with the rung files'
+// static_asserts (checked by compiling a small sample with NVRTC, which needs no GPU), and the
+// tuned header the build uses holds valid configurations.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "nvrtc_compile.hpp"
+#include "space.hpp"
+#include "sgemm_ladder.hpp"
+#include "tuned/tuned.cuh"
+
+using namespace sgemm::autotune;
+
+namespace {
+
+const std::string kKernels = std::string(SGEMM_SOURCE_DIR) + "/kernels";
+
+Config make(int rung, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int S) {
+  Config c;
+  c.rung = rung, c.BM = BM, c.BN = BN, c.BK = BK, c.WM = WM, c.WN = WN, c.TM = TM, c.TN = TN, c.Stages = S;
+  return c;
+}
+
+}  // namespace
+
+TEST(AutotuneSpace, AtLeastAHundredValidConfigurationsPerRung) {
+  for (int rung : tunable_rungs()) {
+    const auto valid = search_space(rung, Limits{});
+    EXPECT_GE(valid.size(), 100u) << "rung " << rung;
+    EXPECT_GT(candidates(rung).size(), valid.size()) << "the pre-compile checks must reject something";
+  }
+}
+
+TEST(AutotuneSpace, TunedHeaderHoldsValidConfigurations) {
+  const Limits lim;
+  using namespace sgemm::tuned;
+  EXPECT_EQ(invalid_reason(make(8, Rung08::BM, Rung08::BN, Rung08::BK, 0, 0, Rung08::TM, Rung08::TN, 0), lim), "");
+  EXPECT_EQ(invalid_reason(make(9, Rung09::BM, Rung09::BN, Rung09::BK, Rung09::WM, Rung09::WN, Rung09::TM,
+                                Rung09::TN, 0), lim), "");
+  EXPECT_EQ(invalid_reason(make(10, Rung10::BM, Rung10::BN, Rung10::BK, Rung10::WM, Rung10::WN, Rung10::TM,
+                                Rung10::TN, Rung10::Stages), lim), "");
+}
+
+TEST(AutotuneSpace, TileTextMatchesTheRegistry) {
+  using namespace sgemm::tuned;
+  EXPECT_EQ(make(10, Rung10::BM, Rung10::BN, Rung10::BK, Rung10::WM, Rung10::WN, Rung10::TM, Rung10::TN,
+                 Rung10::Stages).tile(),
+            sgemm::find_rung(10)->tile());
+  EXPECT_EQ(make(8, Rung08::BM, Rung08::BN, Rung08::BK, 0, 0, Rung08::TM, Rung08::TN, 0).tile(),
+            sgemm::find_rung(8)->tile());
+}
+
+TEST(AutotuneSpace, RejectsWithAReason) {
+  const Limits lim;
+  EXPECT_NE(invalid_reason(make(9, 128, 128, 8, 64, 64, 8, 8, 0), lim).find("32 thread tiles"), std::string::npos);
+  EXPECT_NE(invalid_reason(make(8, 256, 256, 32, 0, 0, 4, 4, 0), lim), "");
+  EXPECT_NE(invalid_reason(make(10, 256, 256, 32, 64, 64, 16, 16, 4), lim), "");
+}
+
+// Valid configurations compile; configurations that break a rung's static_assert do not.
+// A few only: CI never compiles the search space.
+TEST(AutotuneSpace, RulesAgreeWithTheRungFilesStaticAsserts) {
+  const Limits lim;
+  const Config good[] = {make(8, 64, 128, 16, 0, 0, 8, 4, 0), make(9, 128, 64, 16, 32, 64, 8, 8, 0),
+                         make(10, 64, 128, 16, 32, 64, 8, 8, 2)};
+  for (const Config& c : good) {
+    ASSERT_EQ(invalid_reason(c, lim), "") << c.tile();
+    const Compiled k = compile(c, kKernels, "sm_90");
+    EXPECT_TRUE(k.ok) << c.name_expression() << "\n" << k.log;
+  }
+  // Broken divisibility / warp-shape rules: the static_asserts must fire.
+  const Config bad[] = {make(9, 128, 128, 8, 64, 64, 8, 8, 0), make(10, 128, 128, 4, 64, 32, 8, 8, 3)};
+  for (const Config& c : bad) {
+    ASSERT_NE(invalid_reason(c, lim), "") << c.tile();
+    const Compiled k = compile(c, kKernels, "sm_90");
+    EXPECT_FALSE(k.ok) << c.name_expression() << " compiled but the space calls it invalid";
+    EXPECT_NE(k.log.find("static assertion failed"), std::string::npos) << k.log;
+  }
+}

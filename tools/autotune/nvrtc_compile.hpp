@@ -1,0 +1,21 @@
+// Compile one configuration of a rung with NVRTC (no GPU needed: tests use it on the CPU).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "space.hpp"
+
+namespace sgemm::autotune {
+
+struct Compiled {
+  bool ok = false;
+  std::string log;          // NVRTC's log (errors, static_assert messages)
+  std::vector<char> cubin;  // machine code for `arch`
+  std::string lowered;      // the kernel's mangled name inside the cubin
+};
+
+// Compile c.name_expression() from kernels_dir/c.rung_file() for arch (e.g. "sm_90").
+Compiled compile(const Config& c, const std::string& kernels_dir, const std::string& arch);
+
+}  // namespace sgemm::autotune

@@ -1,0 +1,171 @@
+#include "space.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace sgemm::autotune {
+
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int kVec = 4;
+constexpr int kRegOverhead = 28;  // addresses, indices, loop counters (observed 20-30 in SASS)
+
+}  // namespace
+
+int Config::threads() const {
+  if (rung == 8) return (BM / TM) * (BN / TN);
+  return (BM / WM) * (BN / WN) * kWarp;
+}
+
+int Config::smem_bytes() const {
+  if (rung == 10) return Stages * (BM * (BK + kVec) + BK * BN) * 4;
+  return (BK * BM + BK * BN) * 4;
+}
+
+std::string Config::rung_file() const {
+  switch (rung) {
+    case 8: return "08_autotuned.cuh";
+    case 9: return "09_warptiling.cuh";
+    default: return "10_double_buffering.cuh";
+  }
+}
+
+std::string Config::kernel_name() const {
+  switch (rung) {
+    case 8: return "sgemm::rung08::sgemm_08_autotuned";
+    case 9: return "sgemm::rung09::sgemm_09_warptiling";
+    default: return "sgemm::rung10::sgemm_10_double_buffering";
+  }
+}
+
+std::string Config::name_expression() const {
+  std::ostringstream os;
+  os << kernel_name() << "<" << BM << "," << BN << "," << BK;
+  if (rung != 8) os << "," << WM << "," << WN;
+  os << "," << TM << "," << TN;
+  if (rung == 10) os << "," << Stages;
+  os << ">";
+  return os.str();
+}
+
+std::string Config::tile() const {
+  std::ostringstream os;
+  os << BM << "x" << BN << "x" << BK << "_";
+  if (rung != 8) os << WM << "x" << WN << "_";
+  os << TM << "x" << TN;
+  if (rung == 10) os << "_s" << Stages;
+  return os.str();
+}
+
+std::string invalid_reason(const Config& c, const Limits& lim) {
+  // The same rules as the static_asserts of the rung files (a CPU test compiles samples with
+  // NVRTC to keep the two in step), then the GPU's limits.
+  if (c.BM % c.TM || c.BN % c.TN) return "thread tile does not divide the block tile";
+  if (c.BK % kVec || c.TM % kVec || c.TN % kVec) return "BK, TM, TN must be multiples of 4";
+  if (c.rung != 8) {
+    if (c.BM % c.WM || c.BN % c.WN) return "warp tile does not divide the block tile";
+    if (c.WM % c.TM || c.WN % c.TN) return "thread tile does not divide the warp tile";
+    if ((c.WM / c.TM) * (c.WN / c.TN) != kWarp) return "a warp tile must hold exactly 32 thread tiles";
+  }
+  const int threads = c.threads();
+  if (threads % kWarp || threads < kWarp || threads > lim.max_threads) return "thread count out of range";
+  const int vecA = c.BK / kVec, vecB = c.BN / kVec;
+  if (threads % vecA || c.BM % (threads / vecA)) return "threads cannot copy the A tile in whole passes";
+  if (threads % vecB || c.BK % (threads / vecB)) return "threads cannot copy the B tile in whole passes";
+  if (c.rung == 10) {
+    if (c.BK % (2 * kVec)) return "BK must be a multiple of 8";
+    if (c.Stages < 2) return "a pipeline needs at least two stages";
+    if (c.smem_bytes() > lim.dynamic_smem_bytes) return "shared memory exceeds the per-block limit";
+  } else {
+    if (c.BM % kWarp || c.BK > kWarp) return "the swizzle needs BM % 32 == 0 and BK <= 32";
+    if (c.smem_bytes() > lim.static_smem_bytes) return "static shared memory exceeds 48 KiB";
+  }
+  // Register estimate: accumulators + fragments (+ the double-buffered fragments of rung 10).
+  const int frag = c.rung == 10 ? 2 * (c.TM * kVec + kVec * c.TN) : c.TM + c.TN;
+  const int regs = c.TM * c.TN + frag + kRegOverhead;
+  // One block per SM must fit: registers are allocated in steps of 8 per thread.
+  const int cap = std::min(lim.regs_per_sm / threads / 8 * 8, lim.max_regs_per_thread);
+  if (regs > cap) return "needs ~" + std::to_string(regs) + " registers, at most " + std::to_string(cap) + " available";
+  return "";
+}
+
+const std::vector<int>& tunable_rungs() {
+  static const std::vector<int> r = {8, 9, 10};
+  return r;
+}
+
+std::vector<Config> candidates(int rung) {
+  std::vector<Config> out;
+  const int blocks[] = {32, 64, 128, 256};
+  const int ks[] = {8, 16, 32};
+  const int thr[] = {4, 8, 16};
+  const int warps[] = {16, 32, 64, 128};
+  const int stages[] = {2, 3, 4};
+  for (int BM : blocks)
+    for (int BN : blocks)
+      for (int BK : ks)
+        for (int TM : thr)
+          for (int TN : thr) {
+            Config c;
+            c.rung = rung;
+            c.BM = BM, c.BN = BN, c.BK = BK, c.TM = TM, c.TN = TN;
+            if (rung == 8) {
+              out.push_back(c);
+              continue;
+            }
+            for (int WM : warps)
+              for (int WN : warps) {
+                c.WM = WM, c.WN = WN;
+                if (rung == 9) {
+                  out.push_back(c);
+                  continue;
+                }
+                for (int S : stages) {
+                  c.Stages = S;
+                  out.push_back(c);
+                }
+              }
+          }
+  return out;
+}
+
+std::vector<Config> search_space(int rung, const Limits& limits) {
+  std::vector<Config> v;
+  for (const Config& c : candidates(rung))
+    if (invalid_reason(c, limits).empty()) v.push_back(c);
+  return v;
+}
+
+std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source) {
+  std::ostringstream os;
+  os << "// Tile parameters written by tools/autotune (" << source << ").\n"
+     << "// Do not edit by hand: rerun `sgemm_autotune` on the GPU (see README, \"Autotuning\").\n";
+  for (const RungOutcome& o : outcomes) {
+    os << "//   rung " << o.winner.rung << ": " << o.candidates << " candidates, " << o.valid
+       << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile()
+       << " at " << int(o.winner_gflops) << " GFLOP/s";
+    if (o.runner_up_gflops > 0) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f", 100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
+      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s (winner +"
+         << pct << "%)";
+    }
+    os << "\n";
+  }
+  os << "#pragma once\n\nnamespace sgemm::tuned {\n\n";
+  for (const RungOutcome& o : outcomes) {
+    const Config& c = o.winner;
+    os << "struct Rung" << (c.rung < 10 ? "0" : "") << c.rung << " {\n  static constexpr int BM = " << c.BM
+       << ", BN = " << c.BN << ", BK = " << c.BK;
+    if (c.rung != 8) os << ", WM = " << c.WM << ", WN = " << c.WN;
+    os << ", TM = " << c.TM << ", TN = " << c.TN;
+    if (c.rung == 10) os << ", Stages = " << c.Stages;
+    os << ";\n};\n\n";
+  }
+  os << "constexpr const char* kSource = \"" << source << "\";\n\n}  // namespace sgemm::tuned\n";
+  return os.str();
+}
+
+}  // namespace sgemm::autotune

@@ -1,0 +1,64 @@
+// The autotuner's search space: every candidate tile configuration of the tunable rungs, the
+// rules that reject invalid ones before anything is compiled, and the generated header.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sgemm::autotune {
+
+struct Config {
+  int rung = 0;                   // 8 (rung 07's kernel), 9 (warptiling), 10 (cp.async pipeline)
+  int BM = 0, BN = 0, BK = 0;     // block tile
+  int WM = 0, WN = 0;             // warp tile (rungs 9, 10)
+  int TM = 0, TN = 0;             // thread tile
+  int Stages = 0;                 // pipeline depth (rung 10)
+
+  int threads() const;
+  int smem_bytes() const;          // shared memory per block
+  bool dynamic_smem() const { return rung == 10; }
+  std::string rung_file() const;   // "10_double_buffering.cuh"
+  std::string kernel_name() const; // "sgemm::rung10::sgemm_10_double_buffering"
+  std::string name_expression() const;  // kernel_name() + "<...>"
+  std::string tile() const;        // the registry's tile text, e.g. "128x128x8_64x32_8x8_s3"
+};
+
+// Limits a configuration must respect on the target GPU.
+struct Limits {
+  int static_smem_bytes = 48 * 1024;    // static __shared__ arrays (rungs 8, 9)
+  int dynamic_smem_bytes = 227 * 1024;  // opt-in dynamic shared memory per block (rung 10)
+  int regs_per_sm = 65536;
+  int max_regs_per_thread = 255;
+  int max_threads = 1024;
+};
+
+// "" when `c` is valid, else why not (the rung's static_asserts, shared memory, an estimate of
+// the registers, thread count).
+std::string invalid_reason(const Config& c, const Limits& limits);
+
+// Every candidate of a rung (valid or not), and the valid ones.
+std::vector<Config> candidates(int rung);
+std::vector<Config> search_space(int rung, const Limits& limits);
+
+// The tunable rungs.
+const std::vector<int>& tunable_rungs();
+
+struct Result {
+  Config config;
+  bool verified = false;
+  double gflops = 0;          // at the ranking size(s): geometric mean
+  std::string note;           // why it was dropped, if it was
+};
+
+struct RungOutcome {
+  Config winner;
+  double winner_gflops = 0;
+  Config runner_up;
+  double runner_up_gflops = 0;
+  int candidates = 0, valid = 0, compiled = 0, verified = 0;
+};
+
+// The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung).
+std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source);
+
+}  // namespace sgemm::autotune
