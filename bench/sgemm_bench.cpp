@@ -16,6 +16,7 @@
 #include "harness/cli.hpp"
 #include "harness/device_info.hpp"
 #include "harness/report.hpp"
+#include "harness/timing.hpp"
 #include "session.hpp"
 
 #ifdef SGEMM_LADDER_FAULT_LAB
@@ -88,6 +89,11 @@ int main(int argc, char** argv) {
 
   for (const auto& kv : context_pairs(dev)) benchmark::AddCustomContext(kv.first, kv.second);
   benchmark::AddCustomContext("sm_clock_at_start_mhz", std::to_string(current_sm_clock_mhz(dev.device)));
+  try {
+    benchmark::AddCustomContext("copy_bandwidth_gbs", std::to_string(int(copy_bandwidth_gbs(nullptr))));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgemm_bench: copy bandwidth not measured: %s\n", e.what());
+  }
   benchmark::AddCustomContext("cublas_baseline", "cublasGemmEx_64, CUBLAS_COMPUTE_32F_PEDANTIC, "
                                                  "CUBLAS_PEDANTIC_MATH: pure FP32, TF32 never used");
   benchmark::AddCustomContext("timing", "median of launches each between its own CUDA events, queued "

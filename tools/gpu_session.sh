@@ -4,7 +4,7 @@
 # cuda-gdb. Logs and results land in OUTDIR; a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build test sanitize bench sweep accuracy sass ncu gdb fault soak (default: probe build test bench)
+#   steps: probe build tune test sanitize bench sweep accuracy sass ncu gdb (default: probe build test bench)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
@@ -41,7 +41,11 @@ for step in "${steps[@]}"; do
     sanitize)
       run_step sanitize tools/sanitize.sh all build/release/tests/gpu_tests ;;
     bench)
-      run_step bench "$bench" --size 4096 --json "$out/bench_4096.json" ;;
+      run_step bench "$bench" --sizes 4096,8192 --json "$out/bench.json" ;;
+    tune)
+      run_step tune build/release/tools/sgemm_autotune --json "$out/autotune.json" &&
+        cp kernels/tuned/sm_90.cuh "$out/" &&
+        run_step rebuild cmake --build --preset release -j 16 ;;
     sweep)
       run_step sweep "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 --min-time 0.1 \
         --json "$out/sweep.json" ;;

@@ -87,11 +87,13 @@ ParseResult parse_cli(int argc, const char* const* argv) {
   CLI::App app{"sgemm_bench: the SGEMM Ladder, each rung timed against cuBLAS and verified against FP64",
                "sgemm_bench"};
   app.allow_extras();
-  std::vector<std::string> kernel_args, size_list;
+  std::vector<std::string> kernel_args, size_list, shape_list;
   std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s;
   app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)");
   app.add_option("--size", size_s, "M = N = K");
   app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")->delimiter(',');
+  app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
+      ->delimiter(',');
   app.add_option("--m", m_s, "rows of A and C");
   app.add_option("--n", n_s, "columns of B and C");
   app.add_option("--k", k_s, "columns of A, rows of B");
@@ -141,11 +143,18 @@ ParseResult parse_cli(int argc, const char* const* argv) {
     std::vector<int64_t> squares;
     if (!size_s.empty()) squares.push_back(parse_size(size_s, "--size"));
     for (const std::string& s : size_list) squares.push_back(parse_size(s, "--sizes"));
-    if (squares.empty()) squares.push_back(4096);
+    std::vector<Shape> wanted;
+    for (int64_t sq : squares) wanted.push_back({sq, sq, sq, 0, 0, 0});
+    for (const std::string& text : shape_list) {
+      const std::vector<std::string> dims = split(text, 'x');
+      if (dims.size() != 3) throw UsageError("--shapes '" + text + "' is not of the form MxNxK");
+      wanted.push_back({parse_size(dims[0], "--shapes M"), parse_size(dims[1], "--shapes N"),
+                        parse_size(dims[2], "--shapes K"), 0, 0, 0});
+    }
     const bool any_mnk = !m_s.empty() || !n_s.empty() || !k_s.empty();
-    if (any_mnk && squares.size() > 1) throw UsageError("--m/--n/--k cannot be combined with --sizes");
-    for (int64_t sq : squares) {
-      Shape s{sq, sq, sq, 0, 0, 0};
+    if (any_mnk && wanted.size() > 1) throw UsageError("--m/--n/--k cannot be combined with --sizes or --shapes");
+    if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
+    for (Shape s : wanted) {
       if (!m_s.empty()) s.M = parse_size(m_s, "--m");
       if (!n_s.empty()) s.N = parse_size(n_s, "--n");
       if (!k_s.empty()) s.K = parse_size(k_s, "--k");
@@ -184,13 +193,14 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   std::ostringstream os;
   os << program << " --kernel ";
   for (size_t i = 0; i < o.kernels.size(); ++i) os << (i ? "," : "") << o.kernels[i];
-  const bool square_default_ld = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) {
+  const bool default_ld = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) {
     const Shape d = with_default_ld({s.M, s.N, s.K, 0, 0, 0});
-    return s.M == s.N && s.N == s.K && s.lda == d.lda && s.ldb == d.ldb && s.ldc == d.ldc;
+    return s.lda == d.lda && s.ldb == d.ldb && s.ldc == d.ldc;
   });
-  if (square_default_ld) {
-    os << " --sizes ";
-    for (size_t i = 0; i < o.shapes.size(); ++i) os << (i ? "," : "") << o.shapes[i].M;
+  if (default_ld) {
+    os << " --shapes ";
+    for (size_t i = 0; i < o.shapes.size(); ++i)
+      os << (i ? "," : "") << o.shapes[i].M << "x" << o.shapes[i].N << "x" << o.shapes[i].K;
   } else {
     const Shape& s = o.shapes.front();
     os << " --m " << s.M << " --n " << s.N << " --k " << s.K << " --lda " << s.lda << " --ldb "

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "buffer.hpp"
 #include "cuda_check.hpp"
 
 namespace sgemm::harness {
@@ -48,6 +49,26 @@ std::vector<double> time_launches(const LaunchFn& launch, int sets, int count, c
     ms[i] = t;
   }
   return ms;
+}
+
+double copy_bandwidth_gbs(cudaStream_t stream, size_t bytes) {
+  constexpr int kCopies = 10;
+  void* src = device_alloc(bytes);
+  void* dst = nullptr;
+  try {
+    dst = device_alloc(bytes);
+  } catch (...) {
+    cudaFree(src);
+    throw;
+  }
+  SGEMM_CUDA(cudaMemsetAsync(src, 0x3F, bytes, stream));
+  const auto ms = time_launches(
+      [&](int) { return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess
+                            ? Status::kOk : Status::kCuda; },
+      1, kCopies, {2}, stream);
+  cudaFree(src);
+  cudaFree(dst);
+  return 2.0 * double(bytes) / (median(ms) * 1e6);
 }
 
 double median(std::vector<double> v) {

@@ -26,6 +26,10 @@ std::vector<double> time_launches(const LaunchFn& launch, int sets, int count, c
 
 double median(std::vector<double> v);
 
+// Device-to-device copy bandwidth in GB/s (bytes read + bytes written per second): the median
+// of several cudaMemcpyAsync of `bytes`. The memory ceiling of the roofline.
+double copy_bandwidth_gbs(cudaStream_t stream, size_t bytes = size_t(1) << 31);
+
 // GFLOP/s of one M x N x K product taking `ms` milliseconds (2*M*N*K flops).
 double gflops(int64_t M, int64_t N, int64_t K, double ms);
 

@@ -64,6 +64,12 @@ TEST(Cli, SizesAndShapes) {
   EXPECT_EQ(s.lda, 12);
   EXPECT_EQ(s.ldb, 32);  // default: N rounded up to 4
   EXPECT_EQ(s.ldc, 40);
+  r = parse({"--shapes", "8192x1024x8192,16x32x64", "--sizes", "128"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  ASSERT_EQ(r.options.shapes.size(), 3u);
+  EXPECT_EQ(r.options.shapes[0].M, 128);
+  EXPECT_EQ(r.options.shapes[1].N, 1024);
+  EXPECT_EQ(r.options.shapes[2].K, 64);
   r = parse({"--size", "0"});
   EXPECT_EQ(r.exit_code, -1) << "an empty product is valid";
 }
@@ -112,6 +118,8 @@ TEST(Cli, BadInputs) {
   expect_usage_error({"--min-time", "0"}, "--min-time");
   expect_usage_error({"--alpha", "x"}, "alpha");
   expect_usage_error({"--sizes", "256,512", "--m", "3"}, "cannot be combined");
+  expect_usage_error({"--shapes", "12x3"}, "is not of the form MxNxK");
+  expect_usage_error({"--shapes", "12x3x-4"}, "negative");
 }
 
 TEST(Cli, MisalignedLeadingDimensionNamesTheOperand) {
@@ -127,6 +135,10 @@ TEST(Cli, MisalignedLeadingDimensionNamesTheOperand) {
 }
 
 TEST(Cli, ReproduceCommandRoundTrips) {
+  const ParseResult multi = parse({"--shapes", "8192x1024x8192,64x64x64", "--kernel", "0"});
+  ASSERT_EQ(multi.exit_code, -1) << multi.output;
+  const std::string mcmd = reproduce_command(multi.options, "sgemm_bench");
+  EXPECT_NE(mcmd.find("--shapes 8192x1024x8192,64x64x64"), std::string::npos) << mcmd;
   const ParseResult r = parse({"--kernel", "1", "--m", "100", "--n", "30", "--k", "7", "--alpha", "0.5",
                                "--beta", "3", "--input", "normal", "--repeat", "9"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
