@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""SASS report: what the compiler made of each rung, read from cuobjdump.
+
+Runs `cuobjdump -sass -res-usage` once on the ladder's library, splits the output per kernel,
+maps each kernel to its rung (`sgemm_NN_` in its name; rung 0 is cuBLAS and has no SASS of
+ours) and prints, per rung, the static instruction mix (FFMA, FMUL, FADD, LDG.E / .64 / .128,
+LDS / .64 / .128, STS and STG by width, LDGSTS (cp.async), BAR, LDL/STL spills, branches,
+other), registers, shared memory, local (spill) memory and stack.
+
+Counts are static: every instruction in the function, over all its code paths (fast path and
+edge path alike). NOP padding and instructions predicated `@!PT` (never executed) are counted
+as NOP and left out of `total`. ncu_profile.py gives executed counts.
+
+Examples:
+    python3 tools/sass_report.py --kernel 7
+    python3 tools/sass_report.py --all --json bench/results/h200_sass.json
+    python3 tools/sass_report.py --diff 6 7
+    python3 tools/sass_report.py --all --sass-file saved.sass    # parse a saved listing
+
+cuobjdump is looked for in $CUOBJDUMP, PATH, /usr/local/cuda/bin, then NVIDIA's PyPI wheel in
+this Python's site-packages (`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`; cuobjdump
+needs nvdisasm to print SASS, looked for the same way with $NVDISASM).
+
+JSON written by --json:
+    {"tool": "sass_report", "lib": PATH, "cuobjdump_version": "13.2.86" | null,
+     "gpu_arch": "sm_90",
+     "rungs": [{"rung": 7, "slug": "07_bank_conflict_free", "function": DEMANGLED_NAME,
+                "registers": INT, "shared_bytes": INT, "local_bytes": INT, "stack_bytes": INT,
+                "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
+Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" is in "counts" but
+not in "total"; ffma_share = FFMA / total. shared_bytes is the static shared memory cuobjdump
+reports (on sm_90 it includes the 1 KiB the system reserves per block; dynamic shared memory,
+such as rung 10's pipeline buffers, is not in it). local_bytes > 0 means register spills.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sgemm_tools_common as common  # noqa: E402
+from sgemm_tools_common import ToolError, UsageError  # noqa: E402
+
+PROG = "sass_report"
+
+# Report order. Widths: LDG.E / LDS / STS / STG.E are 32-bit (and narrower) accesses.
+CATEGORIES = [
+    "FFMA", "FMUL", "FADD",
+    "LDG.E", "LDG.E.64", "LDG.E.128",
+    "LDS", "LDS.64", "LDS.128",
+    "STS", "STS.64", "STS.128",
+    "STG.E", "STG.E.64", "STG.E.128",
+    "LDGSTS", "BAR", "LDL", "STL", "branch", "other", "NOP",
+]
+NOT_IN_TOTAL = {"NOP"}
+BRANCH_OPCODES = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BREAK",
+                  "BSSY", "BSYNC", "WARPSYNC", "KILL"}
+NEVER_PREDICATES = {"@!PT", "@!UPT"}
+RES_KEYS = {"REG": "registers", "SHARED": "shared_bytes", "LOCAL": "local_bytes", "STACK": "stack_bytes"}
+
+CUOBJDUMP_HINT = ("install the CUDA Toolkit (cuobjdump is in its bin/), or "
+                  "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`, "
+                  "or point $CUOBJDUMP at the binary")
+NVDISASM_HINT = ("cuobjdump needs nvdisasm to print SASS: install the CUDA Toolkit, or "
+                 "`pip install nvidia-cuda-nvdisasm`, or point $NVDISASM at the binary")
+CUDA_BIN_DIRS = ("/usr/local/cuda/bin",)
+
+
+# ----------------------------------------------------------------------------------------------
+# Parsing
+
+
+def split_instruction(text: str) -> tuple[str | None, str]:
+    """'@!P0 LDG.E.128.CONSTANT R4, desc[UR6][R2.64]' -> ('@!P0', 'LDG.E.128.CONSTANT')."""
+    text = text.strip()
+    pred = None
+    m = re.match(r"(@!?U?P(?:T|\d+))\s+", text)
+    if m:
+        pred, text = m.group(1), text[m.end():]
+    opcode = text.split(None, 1)[0].rstrip(";") if text else ""
+    return pred, opcode
+
+
+def categorize(opcode: str, predicate: str | None = None) -> str:
+    """The report category of one SASS opcode with its modifiers (see CATEGORIES)."""
+    if predicate in NEVER_PREDICATES:
+        return "NOP"  # e.g. `@!PT LDS RZ, [RZ]`: a placeholder the hardware never executes
+    parts = opcode.upper().split(".")
+    base, mods = re.sub(r"32I$", "", parts[0]), set(parts[1:])
+    width = ".128" if "128" in mods else ".64" if "64" in mods else ""
+    if base in ("FFMA", "FMUL", "FADD"):
+        return base
+    if base in ("LDG", "STG"):
+        return f"{base}.E{width}"
+    if base in ("LDS", "STS"):
+        return f"{base}{width}"
+    if base == "LDGSTS":
+        return "LDGSTS"
+    if base in ("BAR", "LDL", "STL", "NOP"):
+        return base
+    if base in BRANCH_OPCODES:
+        return "branch"
+    return "other"
+
+
+@dataclass
+class Function:
+    name: str  # mangled
+    arch: str = ""
+    resources: dict[str, int] = field(default_factory=dict)
+    opcodes: Counter = field(default_factory=Counter)  # (predicate-class, opcode) -> count
+    counts: Counter = field(default_factory=Counter)  # category -> count
+
+
+_INSN_RE = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+([^;]*?)\s*;")
+_FUNC_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_RES_FUNC_RE = re.compile(r"^\s*Function\s+(\S+?):\s*$")
+_RES_LINE_RE = re.compile(r"^\s*REG:\d+")
+_ARCH_RE = re.compile(r"^\s*arch\s*=\s*(sm_\w+)")
+_CODE_FOR_RE = re.compile(r"^\s*code for\s+(sm_\w+)")
+
+
+def parse_sass(lines) -> list[Function]:
+    """Parse `cuobjdump -sass -res-usage` output into one Function per (arch, kernel)."""
+    funcs: dict[tuple[str, str], Function] = {}
+    arch = ""
+    res_name = None  # function whose REG:... line comes next
+    current: Function | None = None
+
+    def get(name: str) -> Function:
+        key = (arch, name)
+        if key not in funcs:
+            funcs[key] = Function(name=name, arch=arch)
+        return funcs[key]
+
+    for line in lines:
+        m = _INSN_RE.match(line)
+        if m:
+            if current is not None:
+                pred, opcode = split_instruction(m.group(1))
+                if opcode:
+                    current.opcodes[opcode] += 1
+                    current.counts[categorize(opcode, pred)] += 1
+            continue
+        if m := _FUNC_RE.match(line):
+            current = get(m.group(1))
+            continue
+        if m := _RES_FUNC_RE.match(line):
+            res_name = m.group(1)
+            continue
+        if res_name and _RES_LINE_RE.match(line):
+            f = get(res_name)
+            for key, value in re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", line):
+                f.resources[key] = int(value)
+            res_name = None
+            continue
+        if m := _ARCH_RE.match(line) or _CODE_FOR_RE.match(line):
+            arch = m.group(1)
+            current = None
+            continue
+        if line.startswith("Fatbin"):
+            current, res_name = None, None
+    return list(funcs.values())
+
+
+def demangle(names: list[str]) -> dict[str, str]:
+    """Mangled -> demangled with c++filt or cu++filt; names stay as they are without either."""
+    tool = shutil.which("c++filt") or shutil.which("cu++filt")
+    for d in CUDA_BIN_DIRS:
+        if tool:
+            break
+        if Path(d, "cu++filt").is_file():
+            tool = str(Path(d, "cu++filt"))
+    if not tool or not names:
+        return {n: n for n in names}
+    try:
+        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True,
+                             timeout=60, check=True).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {n: n for n in names}
+    if len(out) != len(names):
+        return {n: n for n in names}
+    return dict(zip(names, out))
+
+
+def rung_entry(f: Function, demangled: str) -> dict:
+    counts = {c: int(f.counts.get(c, 0)) for c in CATEGORIES}
+    total = sum(v for c, v in counts.items() if c not in NOT_IN_TOTAL)
+    entry = {
+        "rung": common.rung_of_name(f.name),
+        "slug": common.slug_of_name(demangled) or common.slug_of_name(f.name),
+        "function": demangled,
+    }
+    for key, out in RES_KEYS.items():
+        entry[out] = int(f.resources.get(key, 0))
+    entry.update({"counts": counts, "total": total,
+                  "ffma_share": counts["FFMA"] / total if total else 0.0})
+    return entry
+
+
+def build_report(lines, lib: str, cuobjdump_version: str | None, arch: str | None = None) -> dict:
+    """The JSON document (see the module docstring) from cuobjdump's output lines."""
+    funcs = [f for f in parse_sass(lines) if common.rung_of_name(f.name) is not None]
+    archs = sorted({f.arch for f in funcs}, key=lambda a: int(re.sub(r"\D", "", a) or 0))
+    if arch:
+        if arch not in archs:
+            raise UsageError(f"--arch {arch}: no rung kernels for it (found: {', '.join(archs) or 'none'})")
+    elif archs:
+        arch = archs[-1]  # newest architecture in the fat binary
+    funcs = [f for f in funcs if f.arch == (arch or "")]
+    names = demangle([f.name for f in funcs])
+    by_rung: dict[int, dict] = {}
+    for f in funcs:
+        e = rung_entry(f, names[f.name])
+        if e["rung"] in by_rung:
+            print(f"{PROG}: rung {e['rung']} has more than one kernel; keeping "
+                  f"{by_rung[e['rung']]['function']}, ignoring {e['function']}", file=sys.stderr)
+            continue
+        by_rung[e["rung"]] = e
+    return {"tool": "sass_report", "lib": lib, "cuobjdump_version": cuobjdump_version,
+            "gpu_arch": arch, "rungs": [by_rung[k] for k in sorted(by_rung)]}
+
+
+# ----------------------------------------------------------------------------------------------
+# Running cuobjdump
+
+
+def find_cuobjdump() -> Path | None:
+    return common.find_executable("cuobjdump", "CUOBJDUMP", CUDA_BIN_DIRS,
+                                  ("nvidia/cu13/bin/cuobjdump", "nvidia/cuda_cuobjdump/bin/cuobjdump"))
+
+
+def find_nvdisasm(cuobjdump: Path) -> Path | None:
+    beside = cuobjdump.parent / "nvdisasm"
+    if not os.environ.get("NVDISASM") and beside.is_file():
+        return beside
+    return common.find_executable("nvdisasm", "NVDISASM", CUDA_BIN_DIRS,
+                                  ("nvidia/cu13/bin/nvdisasm", "nvidia/cuda_nvdisasm/bin/nvdisasm"))
+
+
+def cuobjdump_version(tool: Path) -> str | None:
+    try:
+        out = subprocess.run([str(tool), "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"V(\d+\.\d+\.\d+)", out)
+    return m.group(1) if m else (out.strip().splitlines()[-1] if out.strip() else None)
+
+
+def run_cuobjdump(lib: Path) -> tuple[list[str], str | None]:
+    tool = find_cuobjdump()
+    if tool is None:
+        raise ToolError(f"cuobjdump not found: {CUOBJDUMP_HINT}")
+    env = dict(os.environ)
+    nvdisasm = find_nvdisasm(tool)
+    if nvdisasm is not None:
+        env["PATH"] = f"{nvdisasm.parent}{os.pathsep}{env.get('PATH', '')}"
+        env.setdefault("NVDISASM_PATH", str(nvdisasm.parent))
+    try:
+        proc = subprocess.run([str(tool), "-sass", "-res-usage", str(lib)], capture_output=True,
+                              text=True, env=env, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolError(f"could not run {tool}: {e}") from e
+    lines = proc.stdout.splitlines()
+    if "nvdisasm" in proc.stderr and not any(_INSN_RE.match(ln) for ln in lines):
+        raise ToolError(f"{tool} failed: {proc.stderr.strip()}; {NVDISASM_HINT}")
+    if proc.returncode != 0:
+        raise ToolError(f"{tool} -sass -res-usage {lib} failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    return lines, cuobjdump_version(tool)
+
+
+# ----------------------------------------------------------------------------------------------
+# Printing
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def format_rung(e: dict) -> str:
+    lines = [f"rung {e['rung']}: {e['slug']}", f"  function     {e['function']}",
+             f"  registers    {e['registers']}", f"  shared       {e['shared_bytes']} bytes",
+             f"  local/spill  {e['local_bytes']} bytes", f"  stack        {e['stack_bytes']} bytes",
+             f"  instructions {e['total']} (static, all code paths; NOP padding excluded)",
+             f"  FFMA share   {pct(e['ffma_share'])}", "", f"  {'category':<12}{'count':>8}{'share':>9}"]
+    for c in CATEGORIES:
+        n = e["counts"].get(c, 0)
+        if n or c in ("FFMA", "LDL", "STL"):
+            share = "" if c in NOT_IN_TOTAL else pct(n / e["total"]) if e["total"] else "-"
+            lines.append(f"  {c:<12}{n:>8}{share:>9}")
+    return "\n".join(lines)
+
+
+def format_all(rungs: list[dict]) -> str:
+    used = [c for c in CATEGORIES if c not in NOT_IN_TOTAL and any(r["counts"].get(c) for r in rungs)]
+    head = ["rung", "slug", "regs", "smem", "local", "total", "FFMA%"] + used
+    rows = [[str(r["rung"]), r["slug"] or "?", str(r["registers"]), str(r["shared_bytes"]),
+             str(r["local_bytes"]), str(r["total"]), f"{100 * r['ffma_share']:.1f}"]
+            + [str(r["counts"].get(c, 0)) for c in used] for r in rungs]
+    return format_table(head, rows, left=2)
+
+
+def format_table(head: list[str], rows: list[list[str]], left: int = 1) -> str:
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def diff_rows(a: dict, b: dict) -> list[tuple[str, float, float]]:
+    """(what, value in a, value in b) for the resources, totals and every non-empty category."""
+    rows = [("registers", a["registers"], b["registers"]),
+            ("shared_bytes (static)", a["shared_bytes"], b["shared_bytes"]),
+            ("local_bytes (spills)", a["local_bytes"], b["local_bytes"]),
+            ("stack_bytes", a["stack_bytes"], b["stack_bytes"]),
+            ("total", a["total"], b["total"])]
+    rows += [(c, a["counts"].get(c, 0), b["counts"].get(c, 0)) for c in CATEGORIES
+             if a["counts"].get(c, 0) or b["counts"].get(c, 0)]
+    return rows
+
+
+def format_diff(a: dict, b: dict) -> str:
+    rows = []
+    for what, x, y in diff_rows(a, b):
+        d = y - x
+        rows.append([what, str(x), str(y), "" if d == 0 else f"{d:+d}",
+                     "" if d == 0 or x == 0 else f"{100 * d / x:+.0f}%"])
+    rows.append(["FFMA share", pct(a["ffma_share"]), pct(b["ffma_share"]),
+                 "" if a["ffma_share"] == b["ffma_share"] else f"{100 * (b['ffma_share'] - a['ffma_share']):+.1f} pt", ""])
+    head = ["", f"rung {a['rung']} ({a['slug']})", f"rung {b['rung']} ({b['slug']})", "delta", "rel"]
+    return format_table(head, rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="sass_report.py", description=__doc__.split("\n\n")[0],
+        epilog="Exit codes: 0 ok, 1 tool failure (cuobjdump missing or failing), 2 usage error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--kernel", type=int, metavar="N", help="report rung N")
+    what.add_argument("--all", action="store_true", help="report every rung found")
+    what.add_argument("--diff", type=int, nargs=2, metavar=("N", "M"), help="what changed from rung N to rung M")
+    p.add_argument("--lib", type=Path, default=common.DEFAULT_LIB,
+                   help="the ladder's shared library (default: build/release/kernels/libsgemm_ladder.so)")
+    p.add_argument("--sass-file", type=Path, metavar="FILE",
+                   help="parse this saved `cuobjdump -sass -res-usage` output (.gz too) instead of running cuobjdump")
+    p.add_argument("--arch", metavar="SM", help="architecture to report when the library holds several (default: newest)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON report (all rungs found) to FILE")
+    return p.parse_args(argv)
+
+
+def load_report(args) -> dict:
+    if args.sass_file:
+        if not args.sass_file.is_file():
+            raise UsageError(f"--sass-file {args.sass_file}: no such file")
+        with common.open_text(args.sass_file) as f:
+            return build_report(f, str(args.sass_file), None, args.arch)
+    lib = common.require_file(args.lib, "library", common.BUILD_HINT)
+    lines, version = run_cuobjdump(lib)
+    return build_report(lines, str(args.lib), version, args.arch)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    report = load_report(args)
+    by_rung = {r["rung"]: r for r in report["rungs"]}
+    if not by_rung:
+        raise ToolError("no rung kernels (names with sgemm_NN_) found in the SASS")
+
+    def rung(n: int) -> dict:
+        if n == 0:
+            raise UsageError("rung 0 is cuBLAS: no SASS of ours to report (ncu_profile.py --kernel 0 names its kernel)")
+        if n not in by_rung:
+            raise UsageError(f"rung {n} not found; rungs in the SASS: {', '.join(map(str, sorted(by_rung)))}")
+        return by_rung[n]
+
+    if args.kernel is not None:
+        print(format_rung(rung(args.kernel)))
+    elif args.diff:
+        print(format_diff(rung(args.diff[0]), rung(args.diff[1])))
+    else:
+        print(f"SASS of {report['lib']} ({report['gpu_arch']}); static counts, all code paths")
+        print(format_all(report["rungs"]))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return common.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(common.run_main(PROG, main))
