@@ -4,6 +4,7 @@
 //   sgemm_bench --kernel 7 --size 8192
 //   sgemm_bench --list
 //   sgemm_bench --sizes 256,512,1024 --json results.json
+//   sgemm_bench --soak 5                 random shapes and rungs for 5 minutes, every result verified
 //
 // Usage errors are found before any GPU work (exit 2). Exit 1: a verification failed.
 // Exit 3: no usable CUDA device, a kernel not built for it, or out of device memory.
@@ -18,6 +19,7 @@
 #include "harness/report.hpp"
 #include "harness/timing.hpp"
 #include "session.hpp"
+#include "soak.hpp"
 
 #ifdef SGEMM_LADDER_FAULT_LAB
 #include "fault_lab.hpp"
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sgemm_bench: %s\n", problem.c_str());
     return kExitDevice;
   }
+  if (o.soak_minutes > 0) return sgemm::bench::soak(o, o.soak_minutes);
   const DeviceInfo dev = query_device();
   sgemm::bench::Session session(o, dev);
   if (const std::string why = session.preflight(); !why.empty()) {

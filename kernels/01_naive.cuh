@@ -36,7 +36,7 @@ __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A,
 
 }  // namespace sgemm::rung01
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung01 {

@@ -36,7 +36,7 @@ __global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float
 
 }  // namespace sgemm::rung02
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung02 {

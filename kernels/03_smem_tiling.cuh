@@ -85,7 +85,7 @@ sgemm_03_smem_tiling(int M, int N, int K, float alpha, const float* A, int lda, 
 
 }  // namespace sgemm::rung03
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung03 {

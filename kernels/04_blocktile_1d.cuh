@@ -25,29 +25,35 @@ namespace sgemm::rung04 {
 template <int BM, int BN, int BK, int TM>
 struct Tile {
   static constexpr int kThreads = BM * BN / TM;  // one thread per TM-long column segment
+  static constexpr int kRowsA = kThreads / BK;   // A-tile rows copied per pass of all threads
+  static constexpr int kRowsB = kThreads / BN;   // B-tile rows copied per pass
   static_assert(BM % TM == 0, "a thread's TM rows must tile BM exactly");
-  static_assert(kThreads == BM * BK, "each thread copies exactly one element of the A tile per slab");
-  static_assert(kThreads == BK * BN, "each thread copies exactly one element of the B tile per slab");
+  static_assert(kThreads % BK == 0 && BM % kRowsA == 0, "the threads must copy the A tile in whole passes");
+  static_assert(kThreads % BN == 0 && BK % kRowsB == 0, "the threads must copy the B tile in whole passes");
 };
 
 constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;
 using Config = Tile<kBM, kBN, kBK, kTM>;
 
-// One K-slab of the A and B tiles into shared memory (one element of each per thread).
-// kGuard: the slab may cross the edge of A or B: check bounds and fill zeros.
-template <int BM, int BN, int BK, bool kGuard>
+// One K-slab of the A and B tiles into shared memory. kGuard: the slab may cross the edge of
+// A or B (edge block or K tail): check bounds and fill zeros.
+template <int BM, int BN, int BK, int TM, bool kGuard>
 __device__ __forceinline__ void load_slab(float (&sA)[BM][BK], float (&sB)[BK][BN], const float* A, int lda,
                                           const float* B, int ldb, int M, int N, int K, int m0, int n0, int k0) {
+  using T = Tile<BM, BN, BK, TM>;
   const int aRow = threadIdx.x / BK, aCol = threadIdx.x % BK;  // A: BK threads per row of the tile
   const int bRow = threadIdx.x / BN, bCol = threadIdx.x % BN;  // B: BN threads per row of the tile
-  const int64_t aOff = int64_t(m0 + aRow) * lda + k0 + aCol;
-  const int64_t bOff = int64_t(k0 + bRow) * ldb + n0 + bCol;
-  if (!kGuard) {
-    sA[aRow][aCol] = A[aOff];
-    sB[bRow][bCol] = B[bOff];
-  } else {
-    sA[aRow][aCol] = (m0 + aRow < M && k0 + aCol < K) ? A[aOff] : 0.0f;
-    sB[bRow][bCol] = (k0 + bRow < K && n0 + bCol < N) ? B[bOff] : 0.0f;
+#pragma unroll
+  for (int r = 0; r < BM; r += T::kRowsA) {
+    const int gRow = m0 + aRow + r, gCol = k0 + aCol;
+    const float* src = A + int64_t(gRow) * lda + gCol;
+    sA[aRow + r][aCol] = (!kGuard || (gRow < M && gCol < K)) ? *src : 0.0f;
+  }
+#pragma unroll
+  for (int r = 0; r < BK; r += T::kRowsB) {
+    const int gRow = k0 + bRow + r, gCol = n0 + bCol;
+    const float* src = B + int64_t(gRow) * ldb + gCol;
+    sB[bRow + r][bCol] = (!kGuard || (gRow < K && gCol < N)) ? *src : 0.0f;
   }
 }
 
@@ -71,13 +77,13 @@ __device__ __forceinline__ void block_tile(float (&sA)[BM][BK], float (&sB)[BK][
   float rAcc[TM] = {};  // [TM]: C[m0 + tRow*TM + i][n0 + tCol]
   int k0 = 0;
   for (; k0 + BK <= K; k0 += BK) {
-    load_slab<BM, BN, BK, kGuard>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
+    load_slab<BM, BN, BK, TM, kGuard>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
     __syncthreads();
     compute_slab<BM, BN, BK, TM>(sA, sB, rAcc, tRow, tCol);
     __syncthreads();
   }
   if (k0 < K) {  // the K tail
-    load_slab<BM, BN, BK, true>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
+    load_slab<BM, BN, BK, TM, true>(sA, sB, A, lda, B, ldb, M, N, K, m0, n0, k0);
     __syncthreads();
     compute_slab<BM, BN, BK, TM>(sA, sB, rAcc, tRow, tCol);
   }
@@ -105,7 +111,7 @@ sgemm_04_blocktile_1d(int M, int N, int K, float alpha, const float* A, int lda,
 
 }  // namespace sgemm::rung04
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung04 {

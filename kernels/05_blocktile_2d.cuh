@@ -24,6 +24,7 @@ namespace sgemm::rung05 {
 template <int BM, int BN, int BK, int TM, int TN>
 struct Tile {
   static constexpr int kThreads = (BM / TM) * (BN / TN);  // one thread per TM x TN block of C
+  static constexpr int kMinBlocks = kThreads <= 256 ? 2 : 1;  // blocks per SM the registers must allow
   static constexpr int kRowsA = kThreads / BK;            // A-tile rows copied per pass of all threads
   static constexpr int kRowsB = kThreads / BN;            // B-tile rows copied per pass
   static_assert(BM % TM == 0 && BN % TN == 0, "thread tiles must tile the block tile exactly");
@@ -106,7 +107,7 @@ __device__ __forceinline__ void block_tile(float (&sA)[BM][BK], float (&sB)[BK][
 }
 
 template <int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads, Tile<BM, BN, BK, TM, TN>::kMinBlocks)
 sgemm_05_blocktile_2d(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                       float beta, float* C, int ldc) {
   __shared__ float sA[BM][BK];  // [BM][BK]: a tile of A, row-major
@@ -118,7 +119,7 @@ sgemm_05_blocktile_2d(int M, int N, int K, float alpha, const float* A, int lda,
 
 }  // namespace sgemm::rung05
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung05 {

@@ -28,6 +28,7 @@ namespace sgemm::rung07 {
 template <int BM, int BN, int BK, int TM, int TN>
 struct Tile {
   static constexpr int kThreads = (BM / TM) * (BN / TN);  // one thread per TM x TN block of C
+  static constexpr int kMinBlocks = kThreads <= 256 ? 2 : 1;  // blocks per SM the registers must allow
   static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
   static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile
   static constexpr int kRowsA = kThreads / kVecA;        // A-tile rows copied per pass of all threads
@@ -139,7 +140,7 @@ __device__ __forceinline__ void block_tile(float (&sA)[BK][BM], float (&sB)[BK][
 }
 
 template <int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads, Tile<BM, BN, BK, TM, TN>::kMinBlocks)
 sgemm_07_bank_conflict_free(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc) {
   __shared__ __align__(16) float sA[BK][BM];  // [BK][BM]: a tile of A, transposed and XOR-swizzled
@@ -151,7 +152,7 @@ sgemm_07_bank_conflict_free(int M, int N, int K, float alpha, const float* A, in
 
 }  // namespace sgemm::rung07
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
 namespace sgemm::rung07 {

@@ -29,6 +29,7 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 struct Tile {
   static constexpr int kWarps = (BM / WM) * (BN / WN);    // one warp per WM x WN warp tile
   static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kMinBlocks = kThreads <= 256 ? 2 : 1;  // blocks per SM the registers must allow
   static constexpr int kLaneCols = WN / TN;               // lanes across a warp tile
   static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
   static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile
@@ -142,7 +143,7 @@ __device__ __forceinline__ void block_tile(float (&sA)[BK][BM], float (&sB)[BK][
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN>::kThreads, Tile<BM, BN, BK, WM, WN, TM, TN>::kMinBlocks)
 sgemm_09_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc) {
   __shared__ __align__(16) float sA[BK][BM];  // [BK][BM]: a tile of A, transposed and XOR-swizzled
@@ -154,7 +155,7 @@ sgemm_09_warptiling(int M, int N, int K, float alpha, const float* A, int lda, c
 
 }  // namespace sgemm::rung09
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 #include "tuned/tuned.cuh"
 

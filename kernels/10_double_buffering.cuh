@@ -5,18 +5,18 @@
 // LESSON: double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch
 // TILE: 128x128x8_64x32_8x8_s3
 //
-// WHAT CHANGED: (1) the A and B tiles are copied global -> shared with cp.async (LDGSTS: no
-//   registers, no wait) into `Stages` shared-memory buffers; while the warps compute on slab k,
-//   the copies of slabs k+1 .. k+Stages-1 are in flight, and one __syncthreads per slab
-//   replaces two. Ragged edges use cp.async's zero fill. (2) cp.async copies bytes as they lie,
-//   so A is no longer transposed: it keeps K-contiguous rows (padded by 4 floats against bank
-//   conflicts) and a lane reads 4 k at once per row with LDS.128. (3) The register fragments
-//   of the next 4-k group are loaded from shared memory while the FFMAs of the current group run.
-// WHY: in rung 09 every slab was load -> barrier -> compute -> barrier: the global-load latency
-//   (~600 cycles) and the shared-load latency (~30) sat on the critical path, visible as
-//   long_scoreboard and barrier stalls. Overlapping them with FFMAs leaves the FMA pipe busy.
-// PREDICTION: stall_long_scoreboard and stall_barrier mostly disappear; +15-25% over rung 09,
-//   near or above cuBLAS.
+// WHAT CHANGED: rung 09's tiles, now software-pipelined. (1) B slabs are copied global -> shared
+//   with cp.async (LDGSTS: no registers, no waiting) into a ring of `Stages` buffers, Stages-1
+//   slabs ahead of the compute. (2) A must be transposed on its way into shared memory, which
+//   cp.async cannot do, so the next A slab is loaded into registers (LDG.128) while the current
+//   slab is computed, and stored transposed into its buffer at the end. (3) The register
+//   fragments of step k+1 are read from shared memory while the FFMAs of step k run. (4) One
+//   __syncthreads per slab instead of two.
+// WHY: rung 09 ran load -> barrier -> compute -> barrier for every slab: each warp waited for
+//   the global loads (~600 cycles) and for the shared loads (~30) with nothing to overlap them,
+//   which ncu shows as long_scoreboard and barrier stalls.
+// PREDICTION: stall_long_scoreboard and stall_barrier mostly disappear, LDGSTS appears in the
+//   SASS; +5-15% over rung 09, close to cuBLAS.
 // EVIDENCE: <evidence>(not yet measured)</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y).
@@ -31,106 +31,117 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages>
 struct Tile {
   static constexpr int kWarps = (BM / WM) * (BN / WN);    // one warp per WM x WN warp tile
   static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kMinBlocks = kThreads <= 256 ? 2 : 1;  // blocks per SM the registers must allow
   static constexpr int kLaneCols = WN / TN;               // lanes across a warp tile
-  static constexpr int kPadA = kVecWidth;                 // floats of padding per row of the A tile
-  static constexpr int kStrideA = BK + kPadA;             // floats per row of the A tile in shared memory
-  static constexpr int kVecA = BK / kVecWidth;            // 16-byte chunks per row of the A tile
-  static constexpr int kVecB = BN / kVecWidth;            // 16-byte chunks per row of the B tile
-  static constexpr int kRowsA = kThreads / kVecA;         // A-tile rows copied per pass of all threads
-  static constexpr int kRowsB = kThreads / kVecB;         // B-tile rows copied per pass
-  static constexpr int kGroupsM = TM / kVecWidth;         // a lane's rows: groups of 4, WM/kGroupsM apart
-  static constexpr int kGroupsN = TN / kVecWidth;         // a lane's columns: groups of 4, WN/kGroupsN apart
-  static constexpr int kKGroups = BK / kVecWidth;         // 4-k groups per slab (fragment steps)
-  static constexpr int kStageFloats = BM * kStrideA + BK * BN;
+  static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
+  static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile
+  static constexpr int kRowsA = kThreads / kVecA;        // A-tile rows copied per pass of all threads
+  static constexpr int kRowsB = kThreads / kVecB;        // B-tile rows copied per pass
+  static constexpr int kLoadsA = BM / kRowsA;            // float4s of A each thread carries per slab
+  static constexpr int kGroupsM = TM / kVecWidth;        // a lane's rows: groups of 4, WM/kGroupsM apart
+  static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
+  static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
   static constexpr int kSmemBytes = Stages * kStageFloats * int(sizeof(float));
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tiles must tile the warp tile exactly");
   static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
-  static_assert(BK % (2 * kVecWidth) == 0 && TM % kVecWidth == 0 && TN % kVecWidth == 0,
-                "BK must be a multiple of 8 (padding keeps LDS.128 of A conflict-free), TM and TN of 4");
+  static_assert(BK % kVecWidth == 0 && TM % kVecWidth == 0 && TN % kVecWidth == 0,
+                "128-bit accesses need BK, TM and TN to be multiples of 4");
   static_assert(kThreads % kVecA == 0 && BM % kRowsA == 0, "the threads must copy the A tile in whole passes");
   static_assert(kThreads % kVecB == 0 && BK % kRowsB == 0, "the threads must copy the B tile in whole passes");
+  static_assert(BM % kWarpSize == 0 && BK <= kWarpSize, "the swizzle permutes within 32-float chunks of a row");
   static_assert(Stages >= 2, "a pipeline needs at least two stages");
 };
 
-// The shared-memory buffers of one stage.
-template <int BM, int BN, int BK, int kStrideA>
+// Column of element (k, m) in the swizzled, transposed A tile. m and the result are floats;
+// multiples of 4 map to multiples of 4, so float4 groups stay whole.
+template <int BK>
+__device__ __forceinline__ int swizzle_a(int k, int m) {
+  return m ^ ((k / kVecWidth) * (kWarpSize * kVecWidth / BK));
+}
+
+// The shared-memory buffers of one pipeline stage.
+template <int BM, int BN>
 struct Stage {
-  float (*a)[kStrideA];  // [BM][BK + pad]: a tile of A, row-major (K-contiguous)
-  float (*b)[BN];        // [BK][BN]: a tile of B, row-major
+  float (*a)[BM];  // [BK][BM]: a tile of A, transposed and XOR-swizzled
+  float (*b)[BN];  // [BK][BN]: a tile of B, row-major
 };
 
 template <typename T, int BM, int BN, int BK>
-__device__ __forceinline__ Stage<BM, BN, BK, T::kStrideA> stage_at(float* smem, int s) {
+__device__ __forceinline__ Stage<BM, BN> stage_at(float* smem, int s) {
   float* base = smem + s * T::kStageFloats;
-  return {reinterpret_cast<float (*)[T::kStrideA]>(base), reinterpret_cast<float (*)[BN]>(base + BM * T::kStrideA)};
+  return {reinterpret_cast<float (*)[BM]>(base), reinterpret_cast<float (*)[BN]>(base + BK * BM)};
 }
 
-// Issue the cp.async copies of one K-slab into `st`. kGuard (edge block) or a K tail: each
-// 16-byte chunk reads only the bytes inside the matrix and zero-fills the rest.
-template <typename T, int BM, int BN, int BK, bool kGuard>
-__device__ __forceinline__ void load_slab(Stage<BM, BN, BK, T::kStrideA> st, const float* A, int lda, const float* B,
-                                          int ldb, int M, int N, int K, int m0, int n0, int k0) {
+// The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
+template <typename T, int BM, int BK, bool kGuard>
+__device__ __forceinline__ void load_a(float4 (&rStage)[T::kLoadsA], const float* A, int lda, int M, int K, int m0,
+                                       int k0) {
   const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
-  const int bRow = threadIdx.x / T::kVecB, bCol = threadIdx.x % T::kVecB * kVecWidth;
 #pragma unroll
-  for (int r = 0; r < BM; r += T::kRowsA) {
-    const int gRow = m0 + aRow + r, gCol = k0 + aCol;
-    const float* src = A + int64_t(gRow) * lda + gCol;
-    int bytes = 16;
-    if (kGuard) {
-      const int valid = gRow < M ? min(max(K - gCol, 0), kVecWidth) : 0;
-      bytes = valid * int(sizeof(float));
-      if (valid == 0) src = A;  // any valid address; nothing is read
-    }
-    cp_async_16(&st.a[aRow + r][aCol], src, bytes);
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int gRow = m0 + aRow + i * T::kRowsA;
+    const float* src = A + int64_t(gRow) * lda;
+    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
   }
+}
+
+// The A slab held in registers into its stage, transposed and swizzled.
+template <typename T, int BM, int BN, int BK>
+__device__ __forceinline__ void store_a(Stage<BM, BN> st, const float4 (&rStage)[T::kLoadsA]) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+#pragma unroll
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
+    st.a[aCol + 0][m] = rStage[i].x;
+    st.a[aCol + 1][m] = rStage[i].y;
+    st.a[aCol + 2][m] = rStage[i].z;
+    st.a[aCol + 3][m] = rStage[i].w;
+  }
+}
+
+// Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
+// chunk reads only the bytes inside B and zero-fills the rest.
+template <typename T, int BM, int BN, int BK, bool kGuard>
+__device__ __forceinline__ void load_b_async(Stage<BM, BN> st, const float* B, int ldb, int N, int K, int n0,
+                                             int k0) {
+  const int bRow = threadIdx.x / T::kVecB, bCol = threadIdx.x % T::kVecB * kVecWidth;
 #pragma unroll
   for (int r = 0; r < BK; r += T::kRowsB) {
     const int gRow = k0 + bRow + r, gCol = n0 + bCol;
     const float* src = B + int64_t(gRow) * ldb + gCol;
-    int bytes = 16;
+    int bytes = kVecWidth * int(sizeof(float));
     if (kGuard) {
       const int valid = gRow < K ? min(max(N - gCol, 0), kVecWidth) : 0;
       bytes = valid * int(sizeof(float));
-      if (valid == 0) src = B;
+      if (valid == 0) src = B;  // any valid address: nothing is read
     }
     cp_async_16(&st.b[bRow + r][bCol], src, bytes);
   }
 }
 
-// The register fragments of one 4-k group: TM rows x 4 k of A, 4 k x TN columns of B.
-template <int TM, int TN>
-struct Fragment {
-  float a[TM][kVecWidth];
-  float b[kVecWidth][TN];
-};
-
+// The register fragments of step k: a lane's TM values of A and TN values of B.
 template <typename T, int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-__device__ __forceinline__ void load_fragment(Fragment<TM, TN>& f, Stage<BM, BN, BK, T::kStrideA> st, int kq,
-                                              int aBase, int bBase) {
+__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int aBase,
+                                              int bBase) {
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const float4 v = load_f4(&st.a[aBase + i / kVecWidth * (WM / T::kGroupsM) + i % kVecWidth][kq * kVecWidth]);
-    f.a[i][0] = v.x, f.a[i][1] = v.y, f.a[i][2] = v.z, f.a[i][3] = v.w;
+  for (int g = 0; g < T::kGroupsM; ++g) {
+    const float4 v = load_f4(&st.a[k][swizzle_a<BK>(k, aBase + g * (WM / T::kGroupsM))]);
+    rA[g * 4] = v.x, rA[g * 4 + 1] = v.y, rA[g * 4 + 2] = v.z, rA[g * 4 + 3] = v.w;
   }
 #pragma unroll
-  for (int kk = 0; kk < kVecWidth; ++kk)
-#pragma unroll
-    for (int g = 0; g < T::kGroupsN; ++g) {
-      const float4 v = load_f4(&st.b[kq * kVecWidth + kk][bBase + g * (WN / T::kGroupsN)]);
-      f.b[kk][g * 4] = v.x, f.b[kk][g * 4 + 1] = v.y, f.b[kk][g * 4 + 2] = v.z, f.b[kk][g * 4 + 3] = v.w;
-    }
+  for (int g = 0; g < T::kGroupsN; ++g) {
+    const float4 v = load_f4(&st.b[k][bBase + g * (WN / T::kGroupsN)]);
+    rB[g * 4] = v.x, rB[g * 4 + 1] = v.y, rB[g * 4 + 2] = v.z, rB[g * 4 + 3] = v.w;
+  }
 }
 
 template <int TM, int TN>
-__device__ __forceinline__ void mma_fragment(const Fragment<TM, TN>& f, float (&rAcc)[TM][TN]) {
+__device__ __forceinline__ void outer_product(const float (&rA)[TM], const float (&rB)[TN], float (&rAcc)[TM][TN]) {
 #pragma unroll
-  for (int kk = 0; kk < kVecWidth; ++kk)
+  for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) rAcc[i][j] += f.a[i][kk] * f.b[kk][j];
+    for (int j = 0; j < TN; ++j) rAcc[i][j] += rA[i] * rB[j];
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, bool kGuard>
@@ -144,40 +155,51 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   const int bBase = wn0 + lane % T::kLaneCols * kVecWidth;              // and first column
   float rAcc[TM][TN] = {};  // [TM][TN]: rows aBase + g*WM/kGroupsM + v, columns likewise
   const int kTiles = ceil_div(K, BK);
-
-  auto issue = [&](int tile) {  // copies of slab `tile` into its stage, as one commit group
+  auto stage = [&](int tile) { return stage_at<T, BM, BN, BK>(smem, tile % Stages); };
+  // Edge blocks and the K tail check bounds; interior full slabs do not.
+  auto issue_b = [&](int tile) {  // the cp.async of one B slab, as one commit group
     if (tile < kTiles) {
-      const int k0 = tile * BK;
-      const auto st = stage_at<T, BM, BN, BK>(smem, tile % Stages);
-      if (kGuard || k0 + BK > K) load_slab<T, BM, BN, BK, true>(st, A, lda, B, ldb, M, N, K, m0, n0, k0);
-      else load_slab<T, BM, BN, BK, false>(st, A, lda, B, ldb, M, N, K, m0, n0, k0);
+      if (kGuard || (tile + 1) * BK > K) load_b_async<T, BM, BN, BK, true>(stage(tile), B, ldb, N, K, n0, tile * BK);
+      else load_b_async<T, BM, BN, BK, false>(stage(tile), B, ldb, N, K, n0, tile * BK);
     }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
+  float4 rStage[T::kLoadsA];  // the next A slab, on its way from global to shared memory
+  auto fetch_a = [&](int tile) {
+    if (kGuard || (tile + 1) * BK > K) load_a<T, BM, BK, true>(rStage, A, lda, M, K, m0, tile * BK);
+    else load_a<T, BM, BK, false>(rStage, A, lda, M, K, m0, tile * BK);
+  };
 
-  for (int s = 0; s < Stages - 1; ++s) issue(s);  // prologue: Stages-1 slabs in flight
+  // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
+  for (int s = 0; s < Stages - 1; ++s) issue_b(s);
+  fetch_a(0);
+  store_a<T, BM, BN, BK>(stage(0), rStage);
+  if (kTiles > 1) fetch_a(1);
   cp_async_wait<Stages - 2>();
   __syncthreads();
-  Fragment<TM, TN> frag[2];  // double-buffered register fragments
-  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(frag[0], stage_at<T, BM, BN, BK>(smem, 0), 0, aBase, bBase);
+  float rA[2][TM], rB[2][TN];  // double-buffered register fragments
+  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(0), 0, aBase, bBase);
 
   for (int kt = 0; kt < kTiles; ++kt) {
-    const auto st = stage_at<T, BM, BN, BK>(smem, kt % Stages);
+    issue_b(kt + Stages - 1);  // into the stage every warp left at the last barrier
 #pragma unroll
-    for (int kq = 0; kq < T::kKGroups; ++kq) {
-      if (kq == 0) issue(kt + Stages - 1);  // refill the stage every warp left at the last barrier
-      if (kq == T::kKGroups - 1) {
-        // Last group of this slab: wait for the next slab, then prefetch its first fragment.
+    for (int k = 0; k < BK; ++k) {
+      if (k == BK - 1) {
+        // End of the slab: publish A slab kt+1, wait for B slab kt+1, then prefetch its first
+        // fragment and start loading A slab kt+2.
+        if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
         cp_async_wait<Stages - 2>();
         __syncthreads();
-        if (kt + 1 < kTiles)
-          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(frag[(kq + 1) % 2],
-                                                       stage_at<T, BM, BN, BK>(smem, (kt + 1) % Stages), 0, aBase,
+        if (kt + 1 < kTiles) {
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, aBase,
                                                        bBase);
+          if (kt + 2 < kTiles) fetch_a(kt + 2);
+        }
       } else {
-        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(frag[(kq + 1) % 2], st, kq + 1, aBase, bBase);
+        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt), k + 1, aBase,
+                                                     bBase);
       }
-      mma_fragment(frag[kq % 2], rAcc);
+      outer_product(rA[k % 2], rB[k % 2], rAcc);
     }
   }
   cp_async_wait<0>();
@@ -196,10 +218,11 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages>::kThreads, 1)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages>::kThreads,
+                                  Tile<BM, BN, BK, WM, WN, TM, TN, Stages>::kMinBlocks)
 sgemm_10_double_buffering(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                           float beta, float* C, int ldc) {
-  extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BM][BK+4], B tile [BK][BN])
+  extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
   const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
   if (interior)
     block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -209,7 +232,7 @@ sgemm_10_double_buffering(int M, int N, int K, float alpha, const float* A, int 
 
 }  // namespace sgemm::rung10
 
-#ifndef __CUDACC_RTC__
+#ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 #include "tuned/tuned.cuh"
 

@@ -20,7 +20,7 @@
 #
 # How: the script finds the rung's compute line in kernels/<slug>.cuh by pattern (rung 3:
 # `acc = dot_slab(sA, sB, acc);`, rungs 4-9: the first `compute_slab<...>(...)` call, rung 10 and
-# later: `mma_fragment(frag[...], rAcc);`), i.e. a line in block_tile where sA/sB, k0 and rAcc are
+# later: `outer_product(rA[k % 2], rB[k % 2], rAcc);`), i.e. a line in block_tile where sA/sB, k0 and rAcc are
 # all in scope (with -G nothing is inlined: the locals of a __device__ helper are visible only in
 # its own frame). It fills tools/gdb/walkthrough.gdb with that line and a breakpoint condition on
 # blockIdx, threadIdx, the K position and M (sgemm_bench first launches every kernel once at
@@ -94,10 +94,10 @@ if line=$(line_of '^[[:space:]]*acc = dot_slab\(sA, sB, acc\);') && [ -n "$line"
   profile=scalar pattern='acc = dot_slab(sA, sB, acc);'
 elif line=$(line_of '^[[:space:]]*compute_slab<') && [ -n "$line" ]; then
   profile=slab pattern=$(sed -n "${line}p" "$file" | sed 's/^[[:space:]]*//')
-elif line=$(line_of '^[[:space:]]*mma_fragment\(frag\[') && [ -n "$line" ]; then
+elif line=$(line_of '^[[:space:]]*outer_product\(rA\[') && [ -n "$line" ]; then
   profile=pipeline pattern=$(sed -n "${line}p" "$file" | sed 's/^[[:space:]]*//')
 else
-  die "rung $kernel ($slug) has no shared-memory compute line the walkthrough knows (dot_slab, compute_slab<, mma_fragment(frag[): rungs 1-2 have no tiles; for a new rung, add its pattern to tools/gdb_walkthrough.sh"
+  die "rung $kernel ($slug) has no shared-memory compute line the walkthrough knows (dot_slab, compute_slab<, outer_product(rA[): rungs 1-2 have no tiles; for a new rung, add its pattern to tools/gdb_walkthrough.sh"
 fi
 
 # Threads per block, to check --thread.
@@ -146,14 +146,18 @@ case $profile in
     next_note="compute_slab added this slab's $bk outer products to rAcc"
     ;;
   pipeline)
-    condition="$base && kt == $step && kq == 0"
-    vars=(m0 n0 kt kq warp lane aBase bBase)
-    tiles="stage kt % Stages of the dynamic smem[]: st.a [BM][BK+pad] A tile (K-contiguous), st.b [BK][BN] B tile"
-    print_tiles=("print st.a[0][0]@8" "print st.a[1][0]@8" "print st.b[0][0]@8" "print st.b[1][0]@8")
+    stages=${t[7]#s}
+    is_uint "$stages" || die "rung $kernel ($slug, tile '$tile') has no pipeline depth"
+    stage_floats=$(( bk * bm + bk * bn ))  # one stage of smem[]: A tile [BK][BM], then B tile [BK][BN]
+    a0="smem[(kt % $stages) * $stage_floats]" b0="smem[(kt % $stages) * $stage_floats + $(( bk * bm ))]"
+    condition="$base && kt == $step && k == 0"
+    vars=(m0 n0 kt k warp lane aBase bBase)
+    tiles="stage kt % $stages of the dynamic smem[]: A tile [BK][BM] (transposed, swizzled), then B tile [BK][BN]"
+    print_tiles=("print ${a0}@8" "print ${b0}@8" "print rA" "print rB")
     print_global=("print A[(long)m0 * lda + kt * $bk]" "print B[(long)(kt * $bk) * ldb + n0]")
     print_acc=("print rAcc")
     acc_note="rAcc holds the first kt slabs (kt * $bk values of k)"
-    next_note="mma_fragment added one 4-k group of this slab to rAcc"
+    next_note="outer_product added step k of this slab to rAcc"
     ;;
 esac
 print_vars=()

@@ -113,6 +113,7 @@ ParseResult parse_cli(int argc, const char* const* argv) {
   app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default 256,...,16384)");
   app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default 1024)");
   app.add_option("--json", o.json, "write Google Benchmark JSON with the GPU context to FILE");
+  app.add_option("--soak", o.soak_minutes, "soak: random shapes, alpha/beta and rungs for MINUTES, all verified");
   app.add_option("--inject-fault", o.fault, "run a deliberately broken kernel (fault-lab builds): oob-read, oob-write, race");
   app.footer("Google Benchmark flags (--benchmark_filter, --benchmark_repetitions, ...) are passed through.\n"
              "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no usable GPU / kernel not built for it.");
@@ -135,6 +136,7 @@ ParseResult parse_cli(int argc, const char* const* argv) {
     if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
     if (o.repeat < 0) throw UsageError("--repeat must be >= 0");
     if (!(o.min_time > 0)) throw UsageError("--min-time must be > 0");
+    if (o.soak_minutes < 0) throw UsageError("--soak must be >= 0 minutes");
 
     o.kernels = kernel_args.empty() ? std::vector<int>{} : parse_kernels(kernel_args);
     if (o.kernels.empty())

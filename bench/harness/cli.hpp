@@ -33,6 +33,7 @@ struct Options {
   int64_t accuracy_mn = 1024;        // M = N of the sweep
   std::string json;                  // --json FILE
   std::string fault;                 // --inject-fault KIND (fault-lab builds only)
+  double soak_minutes = 0;           // --soak MINUTES: random verified GEMMs for this long
   std::vector<std::string> benchmark_args;  // --benchmark_* passed to Google Benchmark
 };
 

@@ -9,6 +9,12 @@ typedef long long int64_t;
 #include <cstdint>
 #endif
 
+// Rung files put their launcher (host code) under #ifndef SGEMM_DEVICE_ONLY, so that NVRTC
+// and experiments can include the kernels alone.
+#if defined(__CUDACC_RTC__) && !defined(SGEMM_DEVICE_ONLY)
+#define SGEMM_DEVICE_ONLY
+#endif
+
 namespace sgemm {
 
 constexpr int kWarpSize = 32;      // threads per warp

@@ -12,7 +12,7 @@ struct Rung09 {  // warptiling: block tile, warp tile WM x WN, thread tile TM x 
   static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8;
 };
 
-struct Rung10 {  // double buffering: rung 09's tiles plus the cp.async pipeline depth
+struct Rung10 {  // double buffering: rung 09's tiles plus the pipeline depth
   static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8, Stages = 3;
 };
 

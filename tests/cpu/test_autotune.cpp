@@ -70,7 +70,7 @@ TEST(AutotuneSpace, RulesAgreeWithTheRungFilesStaticAsserts) {
     EXPECT_TRUE(k.ok) << c.name_expression() << "\n" << k.log;
   }
   // Broken divisibility / warp-shape rules: the static_asserts must fire.
-  const Config bad[] = {make(9, 128, 128, 8, 64, 64, 8, 8, 0), make(10, 128, 128, 4, 64, 32, 8, 8, 3)};
+  const Config bad[] = {make(9, 128, 128, 8, 64, 64, 8, 8, 0), make(10, 128, 128, 64, 64, 32, 8, 8, 3)};
   for (const Config& c : bad) {
     ASSERT_NE(invalid_reason(c, lim), "") << c.tile();
     const Compiled k = compile(c, kKernels, "sm_90");

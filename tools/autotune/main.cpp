@@ -140,14 +140,14 @@ int main(int argc, char** argv) {
   std::vector<int> rungs = tunable_rungs();
   int64_t size = 4096, confirm = 8192;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  int launches = 20, confirm_launches = 30, top = 6, max_configs = 0;
+  int launches = 8, confirm_launches = 30, top = 6, max_configs = 0;
   std::string kernels_dir = std::string(SGEMM_SOURCE_DIR) + "/kernels", out, json;
   bool write_headers = true;
   app.add_option("--rungs", rungs, "rungs to tune (default 8,9,10)")->delimiter(',');
   app.add_option("--size", size, "M = N = K used to rank every configuration (default 4096)");
   app.add_option("--confirm-size", confirm, "second size for the finalists (default 8192; 0: none)");
   app.add_option("--jobs", jobs, "parallel NVRTC compilations (default: all cores)");
-  app.add_option("--launches", launches, "timed launches per configuration (default 20)");
+  app.add_option("--launches", launches, "timed launches per configuration (default 8)");
   app.add_option("--top", top, "finalists re-timed at both sizes (default 6)");
   app.add_option("--max-configs", max_configs, "cap on valid configurations per rung, evenly sampled (0: all)");
   app.add_option("--kernels-dir", kernels_dir, "the kernels/ folder holding the rung files");
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
       auto& p = problems[n];
       if (!p) p = std::make_unique<harness::Problem>(spec);
       const auto ms = harness::time_launches([&](int set) { return launch(c, fn, p->args(set), stream); },
-                                             p->sets(), count, {3}, stream);
+                                             p->sets(), count, {2}, stream);
       return harness::gflops(n, n, n, harness::median(ms));
     };
 

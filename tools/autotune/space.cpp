@@ -20,7 +20,7 @@ int Config::threads() const {
 }
 
 int Config::smem_bytes() const {
-  if (rung == 10) return Stages * (BM * (BK + kVec) + BK * BN) * 4;
+  if (rung == 10) return Stages * (BK * BM + BK * BN) * 4;
   return (BK * BM + BK * BN) * 4;
 }
 
@@ -74,19 +74,19 @@ std::string invalid_reason(const Config& c, const Limits& lim) {
   const int vecA = c.BK / kVec, vecB = c.BN / kVec;
   if (threads % vecA || c.BM % (threads / vecA)) return "threads cannot copy the A tile in whole passes";
   if (threads % vecB || c.BK % (threads / vecB)) return "threads cannot copy the B tile in whole passes";
+  if (c.BM % kWarp || c.BK > kWarp) return "the swizzle needs BM % 32 == 0 and BK <= 32";
   if (c.rung == 10) {
-    if (c.BK % (2 * kVec)) return "BK must be a multiple of 8";
     if (c.Stages < 2) return "a pipeline needs at least two stages";
     if (c.smem_bytes() > lim.dynamic_smem_bytes) return "shared memory exceeds the per-block limit";
-  } else {
-    if (c.BM % kWarp || c.BK > kWarp) return "the swizzle needs BM % 32 == 0 and BK <= 32";
-    if (c.smem_bytes() > lim.static_smem_bytes) return "static shared memory exceeds 48 KiB";
+  } else if (c.smem_bytes() > lim.static_smem_bytes) {
+    return "static shared memory exceeds 48 KiB";
   }
-  // Register estimate: accumulators + fragments (+ the double-buffered fragments of rung 10).
-  const int frag = c.rung == 10 ? 2 * (c.TM * kVec + kVec * c.TN) : c.TM + c.TN;
+  // Register estimate: accumulators + fragments (double-buffered at rung 10, plus the A slab in
+  // flight). The kernels ask for two blocks per SM when they have at most 256 threads.
+  const int frag = c.rung == 10 ? 2 * (c.TM + c.TN) + c.BM * c.BK / threads : c.TM + c.TN;
   const int regs = c.TM * c.TN + frag + kRegOverhead;
-  // One block per SM must fit: registers are allocated in steps of 8 per thread.
-  const int cap = std::min(lim.regs_per_sm / threads / 8 * 8, lim.max_regs_per_thread);
+  const int min_blocks = threads <= 256 ? 2 : 1;  // as the kernels' __launch_bounds__
+  const int cap = std::min(lim.regs_per_sm / (threads * min_blocks) / 8 * 8, lim.max_regs_per_thread);
   if (regs > cap) return "needs ~" + std::to_string(regs) + " registers, at most " + std::to_string(cap) + " available";
   return "";
 }
