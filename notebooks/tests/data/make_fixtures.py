@@ -2,18 +2,25 @@
 
     .venv/bin/python notebooks/tests/data/make_fixtures.py
 
-The numbers are made up but shaped like real sgemm_bench / sass_report / ncu output: two GPUs
-(an H200 with every file, an A100 with fewer sizes, no ncu CSV, one errored row and a row with
-custom leading dimensions), rungs 0..10, sizes 256..8192, an accuracy sweep over K. Every
-context carries a "fixture" key so figures made from these files say so.
+Shaped like real sgemm_bench / sass_report / ncu_profile output: two GPUs (an H200 with every
+file, an A100 with fewer sizes, no ncu CSV, one errored row and a row with custom leading
+dimensions), rungs 0..10, sizes 256..8192, an accuracy sweep over K. The timing, accuracy and
+ncu numbers are made up; the H200 SASS report is real (tools/sass_report.py on the sm_90 listing
+kept in tools/tests/data). Every context carries a "fixture" key so figures made from these
+files say so.
 """
 import csv
+import gzip
 import json
 import math
 import random
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
 U = 2.0**-24
 
 SLUGS = ["00_cublas", "01_naive", "02_coalesced", "03_smem_tiling", "04_blocktile_1d",
@@ -29,14 +36,12 @@ ERR_C = [0.31, 0.52, 0.52, 0.52, 0.52, 0.47, 0.47, 0.47, 0.47, 0.45, 0.45]
 GPUS = {
     "h200": dict(gpu_name="NVIDIA H200", gpu_arch="sm_90", sm_count=132, clock=1980, mem_clock=3201,
                  l2=62914560, mem=150110011392, cublas_gflops=51200, copy_bw="4210",
-                 sizes=[256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192], ncu=True),
+                 sizes=[256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192], ncu=True,
+                 accuracy_ks=[256, 512, 1024, 2048, 4096, 8192, 16384]),
     "a100": dict(gpu_name="NVIDIA A100-SXM4-40GB", gpu_arch="sm_80", sm_count=108, clock=1410,
                  mem_clock=1215, l2=41943040, mem=42298834944, cublas_gflops=18900, copy_bw=None,
-                 sizes=[256, 512, 1024, 2048, 4096], ncu=False),
+                 sizes=[256, 512, 1024, 2048, 4096], ncu=False, accuracy_ks=[256, 1024, 4096, 16384]),
 }
-ACCURACY_KS = [256, 512, 1024, 2048, 4096, 8192, 16384]
-
-
 def context(tag, g, command):
     peak = g["sm_count"] * 128 * 2 * g["clock"] * 1e-3
     c = {
@@ -88,13 +93,19 @@ def gflops_model(g, rung, n, rng):
     return 2.0 * n**3 / t * 1e-9 * rng.uniform(0.98, 1.02)
 
 
+def sig(x):
+    """Six significant digits (Google Benchmark writes 17; shorter keeps the fixture small)."""
+    return float(f"{x:.6g}") if isinstance(x, float) else x
+
+
 def row(name, iterations, ms, counters, family):
+    ms = sig(ms)
     r = {
         "name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
         "iterations": iterations, "real_time": ms, "cpu_time": ms * 0.004, "time_unit": "ms",
     }
-    r.update(dict(sorted(counters.items())))
+    r.update({k: sig(v) for k, v in sorted(counters.items())})
     return r
 
 
@@ -120,7 +131,7 @@ def bench_rows(tag, g, rng):
 
 def accuracy_rows(g, rng, fam, mn=1024):
     rows = []
-    for k in ACCURACY_KS:
+    for k in g["accuracy_ks"]:
         for dist, scale in (("uniform", 1.0), ("normal", 1.12)):
             for rung, slug in enumerate(SLUGS):
                 rel = ERR_C[rung] * scale * U * math.sqrt(k) * rng.uniform(0.95, 1.05)
@@ -154,71 +165,96 @@ def extra_a100_rows(fam):
     return [ok, bad]
 
 
-def sass(tag, g):
-    rungs = []
-    for rung, slug in enumerate(SLUGS[1:], start=1):
-        wide = rung >= 6
-        counts = {
-            "FFMA": [0, 16, 16, 64, 256, 512, 512, 512, 1024, 1024, 1024][rung],
-            "LDG.E": [0, 32, 32, 2, 4, 8, 0, 0, 0, 0, 0][rung],
-            "LDG.E.128": [0, 0, 0, 0, 0, 0, 4, 4, 8, 8, 0][rung],
-            "LDGSTS": [0] * 10 + [16],
-            "LDS": [0, 0, 0, 64, 72, 128, 0, 0, 0, 0, 0][rung],
-            "LDS.128": [0, 0, 0, 0, 0, 0, 32, 32, 64, 64, 64][rung],
-            "STS": [0, 0, 0, 2, 4, 8, 4, 4, 8, 4, 0][rung],
-            "STS.128": [0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 0][rung],
-            "BAR": [0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 3][rung],
-            "BRA": [0, 6, 6, 4, 4, 4, 4, 4, 4, 4, 6][rung],
-            "IMAD": [0, 40, 38, 24, 30, 60, 40, 44, 70, 60, 80][rung],
-            "other": [0, 60, 58, 40, 50, 90, 80, 86, 120, 110, 150][rung],
-        }
-        if isinstance(counts["LDGSTS"], list):
-            counts["LDGSTS"] = counts["LDGSTS"][rung]
-        if g["gpu_arch"] == "sm_80":
-            counts["IMAD"] += 6
-        counts = {k: v for k, v in counts.items() if v}
-        total = sum(counts.values())
-        regs = [0, 32, 32, 38, 64, 110, 118, 122, 168, 128, 167][rung]
-        smem = [0, 0, 0, 8192, 8192, 16384, 16384, 16384, 32768, 16384, 49152][rung]
-        rungs.append({
-            "rung": rung, "slug": slug, "function": f"sgemm_{slug}<...>", "registers": regs,
-            "shared_bytes": smem, "local_bytes": 0, "stack_bytes": 0, "counts": counts,
-            "total": total, "ffma_share": counts.get("FFMA", 0) / total,
-        })
-    return {"tool": "sass_report", "gpu_arch": g["gpu_arch"], "rungs": rungs}
+def sass_reports():
+    """h200: the real SASS report of every rung, made by tools/sass_report.py from the real sm_90
+    cuobjdump listing the tools' tests keep (tools/tests/data/sample_all.sass.gz). a100: the
+    same counts relabelled sm_80 with other register counts (made up)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "all.sass"
+        listing.write_bytes(gzip.decompress((REPO / "tools/tests/data/sample_all.sass.gz").read_bytes()))
+        subprocess.run([sys.executable, str(REPO / "tools/sass_report.py"), "--all", "--sass-file",
+                        str(listing), "--json", str(Path(tmp) / "sass.json")], check=True,
+                       capture_output=True)
+        h200 = json.loads((Path(tmp) / "sass.json").read_text())
+    h200["lib"] = "build/release/kernels/libsgemm_ladder.so"
+    a100 = json.loads(json.dumps(h200))
+    a100["gpu_arch"] = "sm_80"
+    for r in a100["rungs"]:
+        r["registers"] = min(255, r["registers"] + 8 * (r["rung"] % 3))
+        r["shared_bytes"] = max(0, r["shared_bytes"] - 1024)  # no system-reserved KiB on sm_80
+    return {"h200": h200, "a100": a100}
 
 
-def ncu_rows(g, bench):
-    """One profiled launch per rung at 4096^3 (ncu locks clocks to base: a little slower)."""
+# The columns tools/ncu_profile.py writes (same order as tools/tests/data/h200_ncu.csv).
+NCU_COLUMNS = (
+    "rung,slug,M,N,K,kernel,block_size,grid_size,duration_ns,sm_clock_mhz,dram_bytes_read,"
+    "dram_bytes_write,global_ld_sectors,global_ld_requests,global_st_sectors,global_st_requests,"
+    "smem_ld_bank_conflicts,smem_st_bank_conflicts,smem_ld_wavefronts,smem_st_wavefronts,"
+    "smem_ld_insts,smem_st_insts,achieved_occupancy_pct,issue_slots_busy_pct,issue_active_pct,"
+    "ffma_thread_insts,inst_executed,registers_per_thread,stall_long_scoreboard,"
+    "stall_short_scoreboard,stall_mio_throttle,stall_lg_throttle,stall_barrier,"
+    "stall_math_pipe_throttle,stall_not_selected,stall_selected,stall_wait,stall_dispatch_stall,"
+    "stall_no_instruction,dram_bytes,global_ld_sectors_per_request,"
+    "global_st_sectors_per_request,smem_wavefronts_per_ffma,flops,arithmetic_intensity,"
+    "achieved_gflops").split(",")
+
+
+def ncu_rows(bench, sass):
+    """One profiled launch per rung at 4096^3 (ncu locks the SM clock to base: slower)."""
     n = 4096
     flops = 2 * n**3
-    dram = [0.21e9, 7.9e9, 1.35e9, 0.62e9, 0.31e9, 0.24e9, 0.22e9, 0.22e9, 0.21e9, 0.21e9, 0.21e9]
-    conflicts = [0, 0, 0, 4.2e6, 3.1e7, 6.7e7, 1.3e8, 0, 0, 0, 0]
-    occupancy = [25.1, 98.2, 97.9, 66.0, 65.3, 24.8, 24.9, 24.9, 12.4, 24.8, 24.6]
-    long_sb = [2.1, 41.0, 38.5, 11.2, 9.7, 6.1, 5.0, 4.8, 4.4, 4.1, 1.9]
+    regs = {r["rung"]: r["registers"] for r in sass["rungs"]}
+    dram = [0.277e9, 8.72e9, 1.35e9, 0.62e9, 0.31e9, 0.24e9, 0.22e9, 0.22e9, 0.21e9, 0.21e9, 0.21e9]
+    conflicts = [5e3, 0, 0, 4.2e6, 3.1e7, 6.7e7, 1.3e8, 0, 0, 0, 0]
+    occupancy = [18.7, 98.1, 97.9, 66.0, 65.3, 24.8, 24.9, 24.9, 12.4, 24.8, 18.6]
+    long_sb = [0.12, 24.0, 19.5, 3.2, 2.7, 1.1, 0.9, 0.8, 0.7, 0.6, 0.2]
+    mio = [0.09, 0.01, 0.02, 6.1, 4.4, 2.2, 1.8, 0.4, 0.4, 0.3, 0.3]
+    ld_per_req = [16, 16.5, 4.1, 4.0, 4.0, 4.0, 16, 16, 16, 16, 16]
     rows = []
     for r in bench:
-        if r["M"] != n or r.get("accuracy_sweep"):
+        if r["M"] != n:
             continue
         rung = r["rung"]
-        dur = r["ms"] * 1e6 * 1.08
+        dur = r["ms"] * 1e6 * 1980 / 1755
+        wavefronts = 0 if rung < 3 else flops / 2 * 8 / 32 / [1, 1, 1, 32, 64, 128, 256, 256, 256, 256, 256][rung]
         rows.append({
             "rung": rung, "slug": SLUGS[rung], "M": n, "N": n, "K": n,
-            "kernel": "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1"
+            "kernel": "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3"
                       if rung == 0 else f"sgemm_{SLUGS[rung]}",
-            "duration_ns": round(dur), "dram_bytes_read": round(dram[rung] * 0.75),
-            "dram_bytes_write": round(dram[rung] * 0.25), "flops": flops,
-            "arithmetic_intensity": round(flops / dram[rung], 2),
+            "block_size": "(256, 1, 1)", "grid_size": "(32, 32, 1)", "duration_ns": round(dur),
+            "sm_clock_mhz": 1755, "dram_bytes_read": round(dram[rung] * 0.76),
+            "dram_bytes_write": round(dram[rung] * 0.24), "global_ld_sectors": round(dram[rung] / 8),
+            "global_ld_requests": round(dram[rung] / 8 / ld_per_req[rung]),
+            "global_st_sectors": 4194304, "global_st_requests": 524288 if rung != 1 else 16777216,
+            "smem_ld_bank_conflicts": int(conflicts[rung]), "smem_st_bank_conflicts": 0,
+            "smem_ld_wavefronts": round(wavefronts), "smem_st_wavefronts": round(wavefronts / 16),
+            "smem_ld_insts": "", "smem_st_insts": "", "achieved_occupancy_pct": occupancy[rung],
+            "issue_slots_busy_pct": round(min(95.0, 12 + 80 * r["pct_cublas"] / 100), 1),
+            "issue_active_pct": round(min(95.0, 12 + 80 * r["pct_cublas"] / 100), 1),
+            "ffma_thread_insts": n**3, "inst_executed": round(n**3 / 32 * (1.3 + 6 / (1 + rung))),
+            "registers_per_thread": regs.get(rung, 128), "stall_long_scoreboard": long_sb[rung],
+            "stall_short_scoreboard": 0.05, "stall_mio_throttle": mio[rung], "stall_lg_throttle": 0.01,
+            "stall_barrier": 0 if rung < 3 else 0.3, "stall_math_pipe_throttle": 0.3,
+            "stall_not_selected": 0.3, "stall_selected": 1, "stall_wait": 0.5,
+            "stall_dispatch_stall": 0.01, "stall_no_instruction": 0.03,
+            "dram_bytes": round(dram[rung]), "global_ld_sectors_per_request": ld_per_req[rung],
+            "global_st_sectors_per_request": 8, "smem_wavefronts_per_ffma": round(wavefronts * 32 / n**3, 3),
+            "flops": flops, "arithmetic_intensity": round(flops / dram[rung], 2),
             "achieved_gflops": round(flops / dur, 1),
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum": int(conflicts[rung]),
-            "sm__warps_active.avg.pct_of_peak_sustained_active": occupancy[rung],
-            "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": long_sb[rung],
         })
     return rows
 
 
+def dump(doc):
+    """Google Benchmark's layout, one benchmark row per line to keep the fixture small."""
+    rows = ",\n    ".join(json.dumps(r) for r in doc["benchmarks"])
+    return ('{\n  "context": ' + json.dumps(doc["context"], indent=2).replace("\n", "\n  ") +
+            ',\n  "benchmarks": [\n    ' + rows + "\n  ]\n}\n")
+
+
 def main():
     rng = random.Random(20261122)
+    sass = sass_reports()
     for tag, g in GPUS.items():
         sizes = ",".join(map(str, g["sizes"]))
         command = (f"sgemm_bench --sizes {sizes} --min-time 0.25 --accuracy-sweep "
@@ -227,12 +263,12 @@ def main():
         acc = accuracy_rows(g, rng, fam)
         extra = extra_a100_rows(fam + len(acc)) if tag == "a100" else []
         doc = {"context": context(tag, g, command), "benchmarks": rows + extra + acc}
-        (HERE / f"{tag}.json").write_text(json.dumps(doc, indent=2) + "\n")
-        (HERE / f"{tag}_sass.json").write_text(json.dumps(sass(tag, g), indent=2) + "\n")
+        (HERE / f"{tag}.json").write_text(dump(doc))
+        (HERE / f"{tag}_sass.json").write_text(json.dumps(sass[tag], indent=1) + "\n")
         if g["ncu"]:
-            nrows = ncu_rows(g, [r for r in rows])
+            nrows = ncu_rows(rows, sass[tag])
             with open(HERE / f"{tag}_ncu.csv", "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(nrows[0]))
+                w = csv.DictWriter(f, fieldnames=NCU_COLUMNS)
                 w.writeheader()
                 w.writerows(nrows)
 
