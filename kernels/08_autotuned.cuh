@@ -3,7 +3,7 @@
 // TITLE: Autotuned tiles
 // PREVIOUS: 07_bank_conflict_free   NEXT: 09_warptiling
 // LESSON: autotuning: rung 07's kernel with the tile sizes an on-GPU search chose for this architecture
-// TILE: 128x128x8_8x8
+// TILE: 64x128x32_8x8
 //
 // WHAT CHANGED: nothing in the kernel. Its template parameters (BM, BN, BK, TM, TN; the
 //   thread count follows) now come from kernels/tuned/sm_<arch>.cuh, which tools/autotune

@@ -3,7 +3,7 @@
 // TITLE: Warp tiling
 // PREVIOUS: 08_autotuned   NEXT: 10_double_buffering
 // LESSON: warptiling: each warp owns a compact WM x WN tile between the block tile and the thread tiles
-// TILE: 128x128x8_64x32_8x8
+// TILE: 64x128x32_64x32_4x16
 //
 // WHAT CHANGED: the block tile is split into warp tiles of WM x WN; inside a warp tile the 32
 //   lanes form a (WM/TM) x (WN/TN) grid and each lane owns TM x TN outputs in groups of 4

@@ -48,7 +48,7 @@ const std::vector<Rung>& registry() {
        "shared-memory tiling: each block caches 32x32 tiles of A and B and reuses them 32 times",
        "sgemm_03_smem_tiling", kFp32, &rung03::tile, &rung03::supports, &rung03::launch},
       {4, "04_blocktile_1d", "1D block tiling",
-       "1D block tiling: each thread computes a column of TM=8 results, reusing one B value 8 times",
+       "1D block tiling: each thread computes a column of TM=16 results, reusing one B value 16 times",
        "sgemm_04_blocktile_1d", kFp32, &rung04::tile, &rung04::supports, &rung04::launch},
       {5, "05_blocktile_2d", "2D block tiling",
        "2D block tiling: each thread computes a TM x TN = 8x8 outer product in registers",

@@ -4,7 +4,8 @@
 # cuda-gdb. Logs and results land in OUTDIR; a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build tune test sanitize bench sweep accuracy sass ncu gdb (default: probe build test bench)
+#   steps: probe build build-debug tune test sanitize bench results soak sass ncu gdb fault
+#   (default: probe build test bench). TUNE_ARGS and SOAK_MINUTES pass options through.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
@@ -43,20 +44,23 @@ for step in "${steps[@]}"; do
     bench)
       run_step bench "$bench" --sizes 4096,8192 --json "$out/bench.json" ;;
     tune)
-      run_step tune build/release/tools/sgemm_autotune --json "$out/autotune.json" &&
+      run_step tune build/release/tools/sgemm_autotune ${TUNE_ARGS:-} --json "$out/autotune.json" &&
         cp kernels/tuned/sm_90.cuh "$out/" &&
         run_step rebuild cmake --build --preset release -j 16 ;;
-    sweep)
-      run_step sweep "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 --min-time 0.1 \
-        --json "$out/sweep.json" ;;
-    accuracy)
-      run_step accuracy "$bench" --size 1024 --accuracy-sweep --repeat 3 --json "$out/accuracy.json" ;;
+    results)  # the committed results file: square sweep, non-square shapes, accuracy over K
+      run_step results "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 \
+        --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
+        --accuracy-sweep --json "$out/h200.json" ;;
+    soak)
+      run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;
+    fault)
+      run_step fault bash -c 'ctest --preset debug -L faults --output-on-failure; tools/fault_lab.sh all' ;;
     sass)
-      run_step sass python3 tools/sass_report.py --all --json "$out/sass.json" ;;
+      run_step sass python3 tools/sass_report.py --all --json "$out/h200_sass.json" ;;
     ncu)
-      run_step ncu python3 tools/ncu_profile.py --all --csv "$out/ncu.csv" ;;
+      run_step ncu python3 tools/ncu_profile.py --all --csv "$out/h200_ncu.csv" ;;
     gdb)
-      run_step gdb tools/gdb_walkthrough.sh --batch ;;
+      run_step gdb bash -c 'for k in 3 6 10; do tools/gdb_walkthrough.sh --batch --kernel $k; done' ;;
     *)
       echo "unknown step $step"; summary+=("$step: unknown") ;;
   esac

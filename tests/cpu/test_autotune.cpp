@@ -78,3 +78,15 @@ TEST(AutotuneSpace, RulesAgreeWithTheRungFilesStaticAsserts) {
     EXPECT_NE(k.log.find("static assertion failed"), std::string::npos) << k.log;
   }
 }
+
+// The finalists are rebuilt by nvcc, the library's compiler; its cubin must name the same kernel.
+TEST(AutotuneSpace, NvccBuildOfAFinalist) {
+  const Config c = make(10, 64, 128, 16, 32, 64, 8, 8, 2);
+  const Compiled rtc = compile(c, kKernels, "sm_90");
+  ASSERT_TRUE(rtc.ok) << rtc.log;
+  const std::string dir = ::testing::TempDir();
+  const Compiled nv = compile_nvcc(c, kKernels, "sm_90", rtc.lowered, dir);
+  ASSERT_TRUE(nv.ok) << nv.log;
+  const std::string cubin(nv.cubin.begin(), nv.cubin.end());
+  EXPECT_NE(cubin.find(rtc.lowered), std::string::npos) << "the nvcc cubin lacks " << rtc.lowered;
+}

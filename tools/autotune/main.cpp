@@ -8,8 +8,9 @@
 // Per rung: enumerate candidates -> reject invalid ones without compiling (divisibility, shared
 // memory, a register estimate, thread count) -> compile the rest in parallel -> drop those that
 // spill -> verify each on two ragged shapes (exact small integers; random with alpha/beta) -> time
-// at --size (median of --launches, inputs rotated past L2, as sgemm_bench does) -> re-time the
-// best --top at --size and --confirm-size -> winner = best geometric mean of the two.
+// at --size (median of --launches, inputs rotated past L2, as sgemm_bench does) -> rebuild the
+// best --top with nvcc (the compiler the library is built with) and re-time them at --size and
+// --confirm-size -> winner = best geometric mean of the two.
 #include <cuda.h>
 
 #include <algorithm>
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   int launches = 8, confirm_launches = 30, top = 6, max_configs = 0;
   std::string kernels_dir = std::string(SGEMM_SOURCE_DIR) + "/kernels", out, json;
+  std::string work_dir = "/tmp/sgemm_autotune";
   bool write_headers = true;
   app.add_option("--rungs", rungs, "rungs to tune (default 8,9,10)")->delimiter(',');
   app.add_option("--size", size, "M = N = K used to rank every configuration (default 4096)");
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
   app.add_option("--kernels-dir", kernels_dir, "the kernels/ folder holding the rung files");
   app.add_option("--out", out, "tuned header to write (default <kernels-dir>/tuned/sm_<arch>.cuh)");
   app.add_option("--json", json, "write every configuration's outcome here");
+  app.add_option("--work-dir", work_dir, "temporary files of the nvcc builds (default /tmp/sgemm_autotune)");
   app.add_flag("!--no-headers", write_headers, "do not update the TILE lines of the rung files");
   CLI11_PARSE(app, argc, argv);
   for (int r : rungs)
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
     if (out.empty()) out = kernels_dir + "/tuned/" + arch + ".cuh";
+    std::system(("mkdir -p \"" + work_dir + "\"").c_str());
     Limits limits;
     limits.dynamic_smem_bytes = dev.smem_per_block_optin;
     std::printf("sgemm_autotune on %s (%s, %d SMs): rungs", dev.name.c_str(), arch.c_str(), dev.sm_count);
@@ -300,17 +304,37 @@ int main(int argc, char** argv) {
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->gflops > b->gflops; });
       if (ranked.empty()) throw std::runtime_error("no configuration of rung " + std::to_string(rung) + " verified");
       ranked.resize(std::min<size_t>(ranked.size(), size_t(std::max(top, 2))));
-      std::printf("  finalists:\n");
-      for (Entry* e : ranked) {
-        const size_t i = size_t(std::find_if(valid.begin(), valid.end(), [&](const Config& c) {
-                                   return c.tile() == e->config.tile();
-                                 }) - valid.begin());
-        Loaded l = load(e->config, compiled[i]);
+      std::printf("  finalists, compiled by nvcc as the library is (NVRTC's code can differ):\n");
+      std::vector<Compiled> shipped(ranked.size());
+      {
+        std::vector<std::thread> nv;
+        for (size_t f = 0; f < ranked.size(); ++f)
+          nv.emplace_back([&, f] {
+            const size_t i = size_t(std::find_if(valid.begin(), valid.end(), [&](const Config& c) {
+                                       return c.tile() == ranked[f]->config.tile();
+                                     }) - valid.begin());
+            shipped[f] = compile_nvcc(ranked[f]->config, kernels_dir, arch, compiled[i].lowered, work_dir);
+          });
+        for (auto& t : nv) t.join();
+      }
+      for (size_t f = 0; f < ranked.size(); ++f) {
+        Entry* e = ranked[f];
+        if (!shipped[f].ok) throw std::runtime_error("nvcc failed on " + e->config.name_expression() + ":\n" +
+                                                     shipped[f].log);
+        Loaded l = load(e->config, shipped[f]);
+        if (l.local_bytes > 0) {  // nvcc's build spills where NVRTC's did not: drop it
+          e->score = 0;
+          std::printf("    %-24s spills when built by nvcc: dropped\n", e->config.tile().c_str());
+          cuModuleUnload(l.module);
+          continue;
+        }
+        e->regs = l.regs;
         e->gflops_size = time_config(e->config, l.fn, size, confirm_launches);
         e->gflops_confirm = confirm > 0 ? time_config(e->config, l.fn, confirm, confirm_launches) : e->gflops_size;
         e->score = std::sqrt(e->gflops_size * e->gflops_confirm);
-        std::printf("    %-24s %8.0f GFLOP/s at %lld^3, %8.0f at %lld^3 -> %8.0f\n", e->config.tile().c_str(),
-                    e->gflops_size, (long long)size, e->gflops_confirm, (long long)confirm, e->score);
+        std::printf("    %-24s regs %3d %8.0f GFLOP/s at %lld^3, %8.0f at %lld^3 -> %8.0f\n",
+                    e->config.tile().c_str(), e->regs, e->gflops_size, (long long)size, e->gflops_confirm,
+                    (long long)confirm, e->score);
         cuModuleUnload(l.module);
       }
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->score > b->score; });

@@ -2,6 +2,11 @@
 
 #include <nvrtc.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
 namespace sgemm::autotune {
 
 Compiled compile(const Config& c, const std::string& kernels_dir, const std::string& arch) {
@@ -32,6 +37,33 @@ Compiled compile(const Config& c, const std::string& kernels_dir, const std::str
     out.ok = n > 0 && !out.lowered.empty();
   }
   nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+Compiled compile_nvcc(const Config& c, const std::string& kernels_dir, const std::string& arch,
+                      const std::string& lowered, const std::string& work_dir) {
+  Compiled out;
+  std::string tag = c.tile();
+  const std::string src = work_dir + "/rung" + std::to_string(c.rung) + "_" + tag + ".cu";
+  const std::string bin = src + ".cubin", log = src + ".log";
+  {
+    // Explicitly instantiate the kernel, as the library's launcher does implicitly.
+    std::ofstream f(src);
+    f << "#define SGEMM_DEVICE_ONLY\n#include \"" << c.rung_file() << "\"\n"
+      << "template __global__ void " << c.name_expression()
+      << "(int, int, int, float, const float*, int, const float*, int, float, float*, int);\n";
+  }
+  std::ostringstream cmd;
+  cmd << "nvcc -cubin -arch=" << arch << " -O3 -std=c++17 -lineinfo --expt-relaxed-constexpr -I\"" << kernels_dir
+      << "\" -o \"" << bin << "\" \"" << src << "\" > \"" << log << "\" 2>&1";
+  const int rc = std::system(cmd.str().c_str());
+  std::ifstream lf(log);
+  out.log.assign(std::istreambuf_iterator<char>(lf), {});
+  if (rc != 0) return out;
+  std::ifstream bf(bin, std::ios::binary);
+  out.cubin.assign(std::istreambuf_iterator<char>(bf), {});
+  out.lowered = lowered;
+  out.ok = !out.cubin.empty();
   return out;
 }
 

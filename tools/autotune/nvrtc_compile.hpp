@@ -18,4 +18,11 @@ struct Compiled {
 // Compile c.name_expression() from kernels_dir/c.rung_file() for arch (e.g. "sm_90").
 Compiled compile(const Config& c, const std::string& kernels_dir, const std::string& arch);
 
+// The same kernel compiled by nvcc with the library's flags: the code that actually ships.
+// NVRTC and nvcc emit slightly different PTX for the same template (instruction order), and
+// ptxas can allocate registers differently, so the finalists are re-timed from this build.
+// `lowered` (from compile()) names the kernel in the cubin; `work_dir` holds the temporaries.
+Compiled compile_nvcc(const Config& c, const std::string& kernels_dir, const std::string& arch,
+                      const std::string& lowered, const std::string& work_dir);
+
 }  // namespace sgemm::autotune
