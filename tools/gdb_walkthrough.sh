@@ -81,7 +81,7 @@ fi
 # The rung: slug and tile from the registry (sgemm_bench --list: id slug tile lesson...).
 row=$("$bench" --list | awk -v id="$kernel" '$1 == id { print $2, $3 }')
 [ -n "$row" ] || die "no rung $kernel; valid: $("$bench" --list | awk 'NR > 1 { printf "%s ", $1 }')"
-read -r slug tile <<<"$row"
+read -r slug tile _ <<<"$row"
 file=$root/kernels/$slug.cuh
 [ -f "$file" ] || die "$file not found"
 IFS='x_' read -r -a t <<<"$tile"  # 128x128x8_64x32_8x8_s3 -> 128 128 8 64 32 8 8 s3
