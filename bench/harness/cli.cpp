@@ -72,12 +72,19 @@ void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, f
 }  // namespace
 
 std::string list_table() {
+  // Columns as wide as their longest entry plus two spaces, so a long tile never runs into the
+  // lesson (scripts read the columns with awk).
+  size_t slug_w = 4, tile_w = 4;
+  for (const Rung& r : registry()) {
+    slug_w = std::max(slug_w, std::string(r.slug).size());
+    tile_w = std::max(tile_w, r.tile().size());
+  }
   std::ostringstream os;
-  os << std::left << std::setw(4) << "id" << std::setw(26) << "slug" << std::setw(24) << "tile"
-     << "lesson\n";
+  os << std::left << std::setw(4) << "id" << std::setw(int(slug_w + 2)) << "slug" << std::setw(int(tile_w + 2))
+     << "tile" << "lesson\n";
   for (const Rung& r : registry())
-    os << std::left << std::setw(4) << r.id << std::setw(26) << r.slug << std::setw(24) << r.tile()
-       << r.lesson << (r.precision.fp32_accurate ? "" : "  [NOT FP32-accurate]") << "\n";
+    os << std::left << std::setw(4) << r.id << std::setw(int(slug_w + 2)) << r.slug << std::setw(int(tile_w + 2))
+       << r.tile() << r.lesson << (r.precision.fp32_accurate ? "" : "  [NOT FP32-accurate]") << "\n";
   return os.str();
 }
 

@@ -81,6 +81,7 @@ TEST(Cli, ListPrintsEveryRung) {
     EXPECT_NE(r.output.find(rung.slug), std::string::npos);
     EXPECT_NE(r.output.find(rung.lesson), std::string::npos);
     EXPECT_NE(r.output.find(rung.tile()), std::string::npos);
+    EXPECT_NE(r.output.find(rung.tile() + "  "), std::string::npos) << "tile must not run into the lesson";
   }
 }
 
