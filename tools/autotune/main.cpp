@@ -117,6 +117,15 @@ void update_tile_line(const std::string& path, const std::string& tile) {
   std::ofstream(path) << text;
 }
 
+// The "//   rung N: ..." line of an existing tuned header (empty when there is none).
+std::string previous_record(const std::string& path, int rung) {
+  std::ifstream in(path);
+  const std::string prefix = "//   rung " + std::to_string(rung) + ":";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
 Config current_config(int rung) {
   Config c;
   c.rung = rung;
@@ -173,7 +182,8 @@ int main(int argc, char** argv) {
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
     if (out.empty()) out = kernels_dir + "/tuned/" + arch + ".cuh";
-    std::system(("mkdir -p \"" + work_dir + "\"").c_str());
+    if (std::system(("mkdir -p \"" + work_dir + "\"").c_str()) != 0)
+      throw std::runtime_error("cannot create " + work_dir);
     Limits limits;
     limits.dynamic_smem_bytes = dev.smem_per_block_optin;
     std::printf("sgemm_autotune on %s (%s, %d SMs): rungs", dev.name.c_str(), arch.c_str(), dev.sm_count);
@@ -212,8 +222,9 @@ int main(int argc, char** argv) {
     const auto t_start = std::chrono::steady_clock::now();
     for (int rung : tunable_rungs()) {
       if (std::find(rungs.begin(), rungs.end(), rung) == rungs.end()) {
-        RungOutcome keep;
+        RungOutcome keep;  // not searched this time: keep its values and its record line
         keep.winner = current_config(rung);
+        keep.record = previous_record(out, rung);
         outcomes.push_back(keep);
         continue;
       }

@@ -143,6 +143,10 @@ std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::st
   os << "// Tile parameters written by tools/autotune (" << source << ").\n"
      << "// Do not edit by hand: rerun `sgemm_autotune` on the GPU (see README, \"Autotuning\").\n";
   for (const RungOutcome& o : outcomes) {
+    if (!o.record.empty()) {
+      os << o.record << "\n";
+      continue;
+    }
     os << "//   rung " << o.winner.rung << ": " << o.candidates << " candidates, " << o.valid
        << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile()
        << " at " << int(o.winner_gflops) << " GFLOP/s";

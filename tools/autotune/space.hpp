@@ -56,6 +56,7 @@ struct RungOutcome {
   Config runner_up;
   double runner_up_gflops = 0;
   int candidates = 0, valid = 0, compiled = 0, verified = 0;
+  std::string record;  // when not searched in this run: the line from the previous header
 };
 
 // The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung).
