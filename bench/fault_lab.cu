@@ -503,7 +503,7 @@ int run(const Options& o) {
       return kExitVerifyFailed;
     }
 
-    const VerifyResult r = verify(problem, base->precision, o.input == InputKind::kSmallInt);
+    const VerifyResult r = verify(problem, base->precision);
     std::printf("fault lab: kernel finished without a CUDA error; result %s\n", r.summary().c_str());
     if (!r.ok) {
       std::printf("fault lab: the fault corrupted the result (exit 1)\n");

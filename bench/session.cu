@@ -87,13 +87,13 @@ void Session::fail(benchmark::State& state, const std::string& name, const std::
   state.SkipWithError(message.c_str());
 }
 
-VerifyResult Session::verify_rung(const Rung& rung, Problem& p, bool exact) {
+VerifyResult Session::verify_rung(const Rung& rung, Problem& p) {
   p.reset_c(0);
   std::string detail;
   const Status s = run(rung.id, p.args(0), stream_, &detail);
   if (s != Status::kOk) throw std::runtime_error(detail);
   SGEMM_CUDA(cudaStreamSynchronize(stream_));
-  return verify(p, rung.precision, exact);
+  return verify(p, rung.precision);
 }
 
 double Session::cublas_ms(const Shape& shape) {
@@ -121,7 +121,7 @@ void Session::run_row(benchmark::State& state, const std::string& name, const Ru
     if (o_.check) {
       auto v = verified_.find(name);
       if (v == verified_.end())
-        v = verified_.emplace(name, verify_rung(rung, p, o_.input == InputKind::kSmallInt)).first;
+        v = verified_.emplace(name, verify_rung(rung, p)).first;
       if (!v->second.ok) {
         verification_failed_ = true;
         std::fprintf(stderr, "sgemm_bench: %s: %s\n", name.c_str(), v->second.summary().c_str());
@@ -154,7 +154,7 @@ void Session::run_accuracy(benchmark::State& state, const std::string& name, con
   try {
     const Shape shape = with_default_ld({o_.accuracy_mn, o_.accuracy_mn, K, 0, 0, 0});
     Problem& p = problem_for(shape, kind, false);
-    const VerifyResult v = verify_rung(rung, p, false);
+    const VerifyResult v = verify_rung(rung, p);
     if (!v.ok) {
       verification_failed_ = true;
       std::fprintf(stderr, "sgemm_bench: %s: %s\n", name.c_str(), v.summary().c_str());

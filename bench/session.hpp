@@ -39,7 +39,7 @@ class Session {
                     harness::InputKind kind);
   harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, bool rotate);
   double cublas_ms(const harness::Shape& shape);
-  harness::VerifyResult verify_rung(const Rung& rung, harness::Problem& p, bool exact);
+  harness::VerifyResult verify_rung(const Rung& rung, harness::Problem& p);
   void fail(benchmark::State& state, const std::string& name, const std::string& message, bool device_problem);
 
   harness::Options o_;

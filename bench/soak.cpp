@@ -81,7 +81,7 @@ int soak(const Options& o, double minutes) {
       return kExitVerifyFailed;
     }
     SGEMM_CUDA(cudaDeviceSynchronize());
-    const VerifyResult v = verify(p, rung.precision, spec.kind == InputKind::kSmallInt);
+    const VerifyResult v = verify(p, rung.precision);
     ++checked;
     if (!v.ok) {
       std::printf("soak: FAILED after %lld GEMMs: %s %s\n  %s\nreproduce: %s\n", checked, rung.slug,

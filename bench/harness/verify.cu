@@ -9,6 +9,13 @@
 
 namespace sgemm::harness {
 
+bool exact_tier(const ProblemSpec& spec) {
+  constexpr double kStep = 1.0 / 16, kMaxScalar = 16;
+  constexpr int64_t kMaxK = 8192;
+  auto dyadic = [&](float v) { return std::fabs(v) <= kMaxScalar && std::fmod(double(v), kStep) == 0.0; };
+  return spec.kind == InputKind::kSmallInt && dyadic(spec.alpha) && dyadic(spec.beta) && spec.shape.K <= kMaxK;
+}
+
 double gamma_n(double n, double u) { return n * u / (1.0 - n * u); }
 
 Tolerance tolerance(const Precision& p, int64_t K, bool exact) {
@@ -106,7 +113,7 @@ __global__ void compare_kernel(const float* C, const float* C0, const double* re
 
 std::string VerifyResult::summary() const {
   std::ostringstream os;
-  os << (ok ? "verified" : "FAILED") << ": rel_err=" << rel_err << " max_abs_err=" << max_abs_err
+  os << (ok ? "verified" : "FAILED") << (exact ? " (exact tier)" : " (bound tier)") << ": rel_err=" << rel_err << " max_abs_err=" << max_abs_err
      << " worst_err/bound=" << worst_ratio;
   if (failures)
     os << "; " << failures << " elements outside the bound, first C[" << first_bad_row << "]["
@@ -116,8 +123,9 @@ std::string VerifyResult::summary() const {
   return os.str();
 }
 
-VerifyResult verify(Problem& problem, const Precision& precision, bool exact) {
+VerifyResult verify(Problem& problem, const Precision& precision) {
   const Shape& s = problem.spec().shape;
+  const bool exact = exact_tier(problem.spec());
   const Reference& ref = problem.reference();
   const Tolerance tol = tolerance(precision, s.K, exact);
   Totals* d_out = static_cast<Totals*>(device_alloc(sizeof(Totals)));
@@ -134,6 +142,7 @@ VerifyResult verify(Problem& problem, const Precision& precision, bool exact) {
   cudaFree(d_out);
 
   VerifyResult r;
+  r.exact = exact;
   r.failures = h.failures;
   r.padding_clobbered = h.padding;
   double v;

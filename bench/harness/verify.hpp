@@ -12,6 +12,11 @@
 
 namespace sgemm::harness {
 
+// The exact tier applies when every FP32 operation of the product is exact whatever the order:
+// small-integer inputs, alpha and beta multiples of 1/16 no larger than 16 in magnitude, and
+// K <= 8192 (then |alpha*A*B + beta*C| * 16 < 2^24). Anything else is checked against the bound.
+bool exact_tier(const ProblemSpec& spec);
+
 // gamma_n(u) = n*u / (1 - n*u): the classic bound on the relative error of n roundings.
 double gamma_n(double n, double u);
 
@@ -23,6 +28,7 @@ Tolerance tolerance(const Precision& p, int64_t K, bool exact);
 
 struct VerifyResult {
   bool ok = false;
+  bool exact = false;            // which tier was applied (exact_tier of the problem)
   uint64_t failures = 0;         // elements outside the bound (or non-finite mismatches)
   uint64_t padding_clobbered = 0;
   bool guards_ok = true;
@@ -34,7 +40,7 @@ struct VerifyResult {
   std::string summary() const;
 };
 
-// Compare C of `set` (after a run) with the reference of set 0 (`set` must be 0).
-VerifyResult verify(Problem& problem, const Precision& precision, bool exact);
+// Compare C of set 0 (after a run) with the FP64 reference, in the tier exact_tier() picks.
+VerifyResult verify(Problem& problem, const Precision& precision);
 
 }  // namespace sgemm::harness

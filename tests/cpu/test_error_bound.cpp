@@ -1,5 +1,7 @@
 // The error-bound arithmetic behind "verified".
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -44,4 +46,24 @@ TEST(ErrorBound, EveryRegisteredPrecisionIsSane) {
     EXPECT_GE(r.precision.e_prod, 0.0);
     if (r.precision.fp32_accurate) EXPECT_LE(r.precision.e_prod, std::ldexp(1.0, -20));
   }
+}
+
+TEST(ErrorBound, ExactTierOnlyWhereFp32IsExact) {
+  ProblemSpec spec;
+  spec.kind = InputKind::kSmallInt;
+  spec.shape = {61, 72, 4099};
+  for (const auto& [alpha, beta] : std::vector<std::pair<float, float>>{{1, 0}, {0.5f, 3}, {0, 1}, {-1.5f, 0}}) {
+    spec.alpha = alpha, spec.beta = beta;
+    EXPECT_TRUE(exact_tier(spec)) << alpha << "," << beta;
+  }
+  spec.alpha = 1.35674524f;  // not a multiple of 1/16: alpha * A * B rounds (the soak found this)
+  EXPECT_FALSE(exact_tier(spec));
+  spec.alpha = 1.0f, spec.beta = -1.96081781f;
+  EXPECT_FALSE(exact_tier(spec));
+  spec.beta = 0.0f, spec.alpha = 32.0f;  // too large: sums may pass 2^24
+  EXPECT_FALSE(exact_tier(spec));
+  spec.alpha = 1.0f, spec.shape.K = 16384;
+  EXPECT_FALSE(exact_tier(spec));
+  spec.shape.K = 64, spec.kind = InputKind::kUniform;
+  EXPECT_FALSE(exact_tier(spec));
 }

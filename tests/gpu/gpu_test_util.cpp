@@ -43,7 +43,7 @@ harness::VerifyResult run_on(int rung, harness::Problem& p) {
     return r;
   }
   SGEMM_CUDA(cudaDeviceSynchronize());
-  return harness::verify(p, find_rung(rung)->precision, p.spec().kind == harness::InputKind::kSmallInt);
+  return harness::verify(p, find_rung(rung)->precision);
 }
 
 harness::VerifyResult run_case(int rung, const harness::ProblemSpec& spec) {

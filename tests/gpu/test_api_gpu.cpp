@@ -27,7 +27,7 @@ TEST_P(CAbi, RunsAndVerifies) {
             SGEMM_LADDER_OK)
       << sgemm_ladder_last_error();
   SGEMM_CUDA(cudaDeviceSynchronize());
-  const harness::VerifyResult r = harness::verify(p, find_rung(GetParam())->precision, false);
+  const harness::VerifyResult r = harness::verify(p, find_rung(GetParam())->precision);
   EXPECT_TRUE(r.ok) << r.summary();
 }
 

@@ -101,17 +101,17 @@ TEST(Verifier, CatchesAWrongResult) {
   float c;
   cudaMemcpy(&c, a.C + 5 * a.ldc + 7, sizeof c, cudaMemcpyDeviceToHost);
   poke(5 * a.ldc + 7, c + 1e-3f);
-  harness::VerifyResult r = harness::verify(p, fp32, false);
+  harness::VerifyResult r = harness::verify(p, fp32);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.failures, 1u);
   EXPECT_EQ(r.first_bad_row, 5);
   EXPECT_EQ(r.first_bad_col, 7);
   ASSERT_TRUE(run_on(0, p).ok);
   poke(3, std::nanf(""));
-  EXPECT_FALSE(harness::verify(p, fp32, false).ok);
+  EXPECT_FALSE(harness::verify(p, fp32).ok);
   ASSERT_TRUE(run_on(0, p).ok);
   poke(a.N + 1, 0.0f);  // a padding column of row 0
-  r = harness::verify(p, fp32, false);
+  r = harness::verify(p, fp32);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.padding_clobbered, 1u);
 }
