@@ -215,7 +215,7 @@ std::string reproduce_command(const Options& o, const std::string& program) {
     os << " --m " << s.M << " --n " << s.N << " --k " << s.K << " --lda " << s.lda << " --ldb "
        << s.ldb << " --ldc " << s.ldc;
   }
-  os << " --alpha " << o.alpha << " --beta " << o.beta << " --input " << input_kind_name(o.input)
+  os << std::setprecision(9) << " --alpha " << o.alpha << " --beta " << o.beta << " --input " << input_kind_name(o.input)
      << " --seed " << o.seed << " --warmup " << o.warmup;
   if (o.repeat) os << " --repeat " << o.repeat;
   else os << " --min-time " << o.min_time;

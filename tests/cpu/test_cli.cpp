@@ -140,6 +140,10 @@ TEST(Cli, ReproduceCommandRoundTrips) {
   ASSERT_EQ(multi.exit_code, -1) << multi.output;
   const std::string mcmd = reproduce_command(multi.options, "sgemm_bench");
   EXPECT_NE(mcmd.find("--shapes 8192x1024x8192,64x64x64"), std::string::npos) << mcmd;
+  const ParseResult odd = parse({"--kernel", "0", "--alpha", "1.35674524", "--beta", "-1.96081781"});
+  ASSERT_EQ(odd.exit_code, -1) << odd.output;
+  const std::string ocmd = reproduce_command(odd.options, "sgemm_bench");
+  EXPECT_NE(ocmd.find("--alpha 1.35674524 --beta -1.96081781"), std::string::npos) << "floats must round-trip: " << ocmd;
   const ParseResult r = parse({"--kernel", "1", "--m", "100", "--n", "30", "--k", "7", "--alpha", "0.5",
                                "--beta", "3", "--input", "normal", "--repeat", "9"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
