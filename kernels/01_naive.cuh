@@ -12,7 +12,11 @@
 //   better. Every FFMA needs two global loads, so the kernel is bound by memory traffic.
 // PREDICTION: a few % of cuBLAS. threadIdx.x walks DOWN a column of C, so the 32 threads of a
 //   warp touch 32 different rows: each A load and each C store is a separate 32-byte sector.
-// EVIDENCE: <evidence>(not yet measured)</evidence>
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 498 GFLOP/s = 1.0% of cuBLAS at 4096^3; 501 GFLOP/s
+//   = 1.0% at 8192^3. SASS: 270 instructions, LDG.E 59, FFMA 30, FMUL 1, STG.E 1; FFMA share 11.1%;
+//   32 registers. ncu: global_ld_sectors_per_request 16.5, global_st_sectors_per_request 32,
+//   dram_bytes 8.52G. Shown by: python3 tools/sass_report.py --kernel 1;
+//   python3 tools/ncu_profile.py --kernel 1.</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; N/32 below 2^16 (grid.y).
 // =====================================================================================
 #pragma once

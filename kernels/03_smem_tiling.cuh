@@ -13,7 +13,16 @@
 //   product: 2 loads per FFMA. A 32x32 tile is reused by 32 threads, so global traffic drops 32x.
 // PREDICTION: 1.3-1.6x rung 02. The limit moves to shared memory: still 2 LDS per FFMA (one of
 //   them a broadcast), so the LSU pipe, not DRAM, is the new bottleneck.
-// EVIDENCE: <evidence>(not yet measured)</evidence>
+// MISS: 1.36x as predicted, but 17% of cuBLAS, short of the 18% the ladder aims for. ncu shows
+//   mio_throttle and barrier stalls dominating (1024-thread blocks, two barriers per 32 FFMAs).
+//   Pointer bumping plus __launch_bounds__(1024, 2) measured +4% (17.7%) in a side sweep: not
+//   adopted, it would still miss, and it is not this rung's lesson.
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 8,688 GFLOP/s = 17.0% of cuBLAS at 4096^3; 8,732
+//   GFLOP/s = 17.1% at 8192^3. SASS vs rung 2: LDS 0 -> 128, LDS.128 0 -> 32, STS 0 -> 8,
+//   BAR 0 -> 6; FFMA share 11.1% -> 25.1%; static smem bytes 0 -> 9216. ncu vs rung 2:
+//   stall_barrier 0.00 -> 7.84, smem_ld_bank_conflicts 0 -> 718k, stall_mio_throttle 0.01 -> 16.02.
+//   Shown by: python3 tools/sass_report.py --diff 2 3;
+//   python3 tools/ncu_profile.py --kernel 3.</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/32 below 2^16 (grid.y).
 // =====================================================================================
 #pragma once
