@@ -1,6 +1,5 @@
 """update_evidence: the text, the rewriting of the tags (and of nothing else), --check."""
 import json
-import shutil
 
 import pytest
 
