@@ -1,6 +1,12 @@
 // Reliability across the registry: special values, determinism, operands past 2^31 elements.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <sys/wait.h>
 #include <limits>
 #include <vector>
 
@@ -77,5 +83,40 @@ TEST(Huge, OperandPast2To31ElementsIsCorrectOrRefused) {
     std::printf("[  HUGE    ] %s computes 65536x40000x16 correctly: %s\n", r.slug, v.summary().c_str());
   }
 }
+
+}  // namespace sgemm::test
+
+namespace sgemm::test {
+
+// Out of device memory: the error says how many bytes were needed, and the device stays usable.
+TEST(OutOfMemory, SaysHowManyBytesWereNeeded) {
+  size_t free_b = 0, total_b = 0;
+  SGEMM_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const size_t count = total_b / sizeof(float) * 2;  // twice the card
+  const size_t bytes = count * sizeof(float) + 2 * harness::DeviceBuffer::kGuardBytes;
+  try {
+    harness::DeviceBuffer b(count);
+    FAIL() << "allocating twice the device's memory succeeded";
+  } catch (const harness::OutOfMemory& e) {
+    EXPECT_EQ(e.bytes, bytes);
+    EXPECT_NE(std::string(e.what()).find("needed " + std::to_string(bytes) + " bytes"), std::string::npos) << e.what();
+  }
+  harness::DeviceBuffer still_fine(1024);
+  EXPECT_TRUE(still_fine.guards_intact());
+}
+
+#ifdef SGEMM_BENCH_PATH
+// The same through the front door: sgemm_bench exits 3 and names the bytes.
+TEST(OutOfMemory, SgemmBenchExitsThreeWithTheByteCount) {
+  const std::string out = ::testing::TempDir() + "/oom.txt";
+  const std::string cmd = std::string(SGEMM_BENCH_PATH) + " --kernel 1 --size 300000 --repeat 1 > " + out + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 3);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("out of device memory: needed "), std::string::npos) << text;
+}
+#endif
 
 }  // namespace sgemm::test
