@@ -21,6 +21,25 @@ std::string row_name(const Rung& r, const Shape& s) {
   return n;
 }
 
+RowCounters counters_for(const Rung& r, const Shape& s) {
+  RowCounters c;
+  c.rung = r.id;
+  c.M = s.M;
+  c.N = s.N;
+  c.K = s.K;
+  return c;
+}
+
+// Hand the timed launches to Google Benchmark (one iteration each) and fill in the timing
+// counters: the median, the sample count, GFLOP/s.
+void record_samples(benchmark::State& state, const std::vector<double>& samples, RowCounters* c) {
+  size_t i = 0;
+  for (auto _ : state) state.SetIterationTime(samples[i++ % samples.size()] * 1e-3);
+  c->ms = median(samples);
+  c->samples = int(samples.size());
+  c->gflops = gflops(c->M, c->N, c->K, c->ms);
+}
+
 std::string shape_key(const Shape& s, InputKind kind, bool rotate) {
   return s.str() + "/" + input_kind_name(kind) + (rotate ? "/rot" : "");
 }
@@ -112,11 +131,7 @@ void Session::run_row(benchmark::State& state, const std::string& name, const Ru
                       const Shape& shape) {
   try {
     Problem& p = problem_for(shape, o_.input, true);
-    RowCounters c;
-    c.rung = rung.id;
-    c.M = shape.M;
-    c.N = shape.N;
-    c.K = shape.K;
+    RowCounters c = counters_for(rung, shape);
     c.checked = o_.check;
     if (o_.check) {
       auto v = verified_.find(name);
@@ -134,11 +149,7 @@ void Session::run_row(benchmark::State& state, const std::string& name, const Ru
     const auto samples = time_launches([&](int set) { return run(rung.id, p.args(set), stream_); },
                                        p.sets(), count, {o_.warmup}, stream_);
     c.sm_clock_mhz = current_sm_clock_mhz(dev_.device);
-    size_t i = 0;
-    for (auto _ : state) state.SetIterationTime(samples[i++ % samples.size()] * 1e-3);
-    c.ms = median(samples);
-    c.samples = int(samples.size());
-    c.gflops = gflops(shape.M, shape.N, shape.K, c.ms);
+    record_samples(state, samples, &c);
     if (rung.id == 0) cublas_ms_[shape.str()] = c.ms;
     c.pct_cublas = c.ms > 0 ? 100.0 * cublas_ms(shape) / c.ms : 0.0;
     set_counters(state, c);
@@ -162,19 +173,11 @@ void Session::run_accuracy(benchmark::State& state, const std::string& name, con
     const auto samples = time_launches([&](int) { return run(rung.id, p.args(0), stream_); }, 1,
                                        int(std::max<benchmark::IterationCount>(state.max_iterations, 1)),
                                        {1}, stream_);
-    size_t i = 0;
-    for (auto _ : state) state.SetIterationTime(samples[i++ % samples.size()] * 1e-3);
-    RowCounters c;
-    c.rung = rung.id;
-    c.M = shape.M;
-    c.N = shape.N;
-    c.K = shape.K;
+    RowCounters c = counters_for(rung, shape);
     c.verified = v.ok;
     c.rel_err = v.rel_err;
     c.max_abs_err = v.max_abs_err;
-    c.ms = median(samples);
-    c.samples = int(samples.size());
-    c.gflops = gflops(shape.M, shape.N, shape.K, c.ms);
+    record_samples(state, samples, &c);
     set_counters(state, c);
     state.counters["accuracy_sweep"] = 1;
     state.counters["input_normal"] = kind == InputKind::kNormal ? 1 : 0;
