@@ -37,7 +37,6 @@ struct Tile {
   static constexpr int kRowsB = kThreads / kVecB;        // B-tile rows copied per pass
   static constexpr int kGroupsM = TM / kVecWidth;        // a thread's rows: groups of 4, BM/kGroupsM apart
   static constexpr int kGroupsN = TN / kVecWidth;        // a thread's columns: groups of 4, BN/kGroupsN apart
-  static constexpr int kSwizzle = kWarpSize * kVecWidth / BK;  // XOR step between k-groups of sA, in floats
   static_assert(BM % TM == 0 && BN % TN == 0, "thread tiles must tile the block tile exactly");
   static_assert(BK % kVecWidth == 0 && TM % kVecWidth == 0 && TN % kVecWidth == 0,
                 "128-bit accesses need BK, TM and TN to be multiples of 4");

@@ -44,7 +44,6 @@ struct Tile {
   static constexpr int kRowsB = kThreads / kVecB;        // B-tile rows copied per pass
   static constexpr int kGroupsM = TM / kVecWidth;        // a lane's rows: groups of 4, WM/kGroupsM apart
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
-  static constexpr int kSwizzle = kWarpSize * kVecWidth / BK;  // XOR step between k-groups of sA, in floats
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tiles must tile the warp tile exactly");
   static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
