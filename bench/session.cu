@@ -115,6 +115,24 @@ VerifyResult Session::verify_rung(const Rung& rung, Problem& p) {
   return verify(p, rung.precision);
 }
 
+Session::Tf32Baseline Session::cublas_tf32_on(Problem& p, const std::string& key, const Precision& precision,
+                                              int launches) {
+  Tf32Baseline& b = cublas_tf32_[key];
+  if (b.rel_err < 0) {
+    p.reset_c(0);
+    const Status s = cublas_tf32(p.args(0), stream_);
+    if (s != Status::kOk) throw std::runtime_error(std::string("cuBLAS TF32: ") + status_string(s));
+    SGEMM_CUDA(cudaStreamSynchronize(stream_));
+    b.rel_err = verify(p, precision).rel_err;
+  }
+  if (launches > 0 && b.ms < 0) {
+    const auto ms = time_launches([&](int set) { return cublas_tf32(p.args(set), stream_); }, p.sets(), launches,
+                                  {o_.warmup}, stream_);
+    b.ms = median(ms);
+  }
+  return b;
+}
+
 double Session::cublas_ms(const Shape& shape) {
   const std::string key = shape.str();
   auto it = cublas_ms_.find(key);
@@ -152,6 +170,12 @@ void Session::run_row(benchmark::State& state, const std::string& name, const Ru
     record_samples(state, samples, &c);
     if (rung.id == 0) cublas_ms_[shape.str()] = c.ms;
     c.pct_cublas = c.ms > 0 ? 100.0 * cublas_ms(shape) / c.ms : 0.0;
+    c.fp32_accurate = rung.precision.fp32_accurate;
+    if (!c.fp32_accurate) {  // also against cuBLAS's TF32 GEMM, same inputs, same timing
+      const Tf32Baseline b = cublas_tf32_on(p, shape_key(shape, o_.input, true), rung.precision, count);
+      c.pct_cublas_tf32 = c.ms > 0 ? 100.0 * b.ms / c.ms : 0.0;
+      c.cublas_tf32_rel_err = b.rel_err;
+    }
     set_counters(state, c);
   } catch (const OutOfMemory& e) {
     fail(state, name, e.what(), true);
@@ -178,6 +202,8 @@ void Session::run_accuracy(benchmark::State& state, const std::string& name, con
     c.rel_err = v.rel_err;
     c.max_abs_err = v.max_abs_err;
     record_samples(state, samples, &c);
+    c.fp32_accurate = rung.precision.fp32_accurate;
+    if (!c.fp32_accurate) c.cublas_tf32_rel_err = cublas_tf32_on(p, shape_key(shape, kind, false), rung.precision, 0).rel_err;
     set_counters(state, c);
     state.counters["accuracy_sweep"] = 1;
     state.counters["input_normal"] = kind == InputKind::kNormal ? 1 : 0;

@@ -40,6 +40,13 @@ class Session {
   harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, bool rotate);
   double cublas_ms(const harness::Shape& shape);
   harness::VerifyResult verify_rung(const Rung& rung, harness::Problem& p);
+  // cuBLAS's TF32 GEMM on the problem `key` names (the comparison for rungs that are not
+  // FP32-accurate): its rel_err and, when `launches` > 0, its median time. Cached per key.
+  struct Tf32Baseline {
+    double rel_err = -1, ms = -1;
+  };
+  Tf32Baseline cublas_tf32_on(harness::Problem& p, const std::string& key, const Precision& precision,
+                              int launches);
   void fail(benchmark::State& state, const std::string& name, const std::string& message, bool device_problem);
 
   harness::Options o_;
@@ -49,6 +56,7 @@ class Session {
   std::string problem_key_;
   std::map<std::string, double> cublas_ms_;              // shape -> median ms
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
+  std::map<std::string, Tf32Baseline> cublas_tf32_;       // problem key -> cuBLAS TF32 figures
   std::map<std::string, std::string> errors_;
   bool verification_failed_ = false;
   bool device_failed_ = false;

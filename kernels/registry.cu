@@ -25,12 +25,23 @@ SGEMM_DECLARE_RUNG(rung07)
 SGEMM_DECLARE_RUNG(rung08)
 SGEMM_DECLARE_RUNG(rung09)
 SGEMM_DECLARE_RUNG(rung10)
+SGEMM_DECLARE_RUNG(rung11)
+SGEMM_DECLARE_RUNG(rung12)
+SGEMM_DECLARE_RUNG(rung13)
 
 namespace sgemm {
 
 namespace {
 // FP32 FFMA arithmetic: unit roundoff 2^-24, operands used as they are.
-const Precision kFp32{"fp32", std::ldexp(1.0, -24), 0.0, true};
+const Precision kFp32{"fp32", std::ldexp(1.0, -24), 0.0, true, true};
+// Tensor-core accumulation is FP32 that may truncate instead of rounding: unit 2^-23 per add.
+const double kTcAcc = std::ldexp(1.0, -23);
+// 1xTF32: each operand rounded to nearest TF32 (relative error 2^-11), so a product is off by
+// up to 2^-10 + 2^-22.
+const Precision kTf32{"tf32", kTcAcc, std::ldexp(1.0, -10) + std::ldexp(1.0, -22), false, true};
+// 3xTF32: big + small keeps each operand to 2^-22 and the dropped small*small term is at most
+// 2^-22 of the product, so 3 * 2^-22 per product (bounded by 2^-20); three MMA additions per k.
+const Precision k3xTf32{"3xtf32", 3 * kTcAcc, std::ldexp(1.0, -20), true, false};
 }  // namespace
 
 const std::vector<Rung>& registry() {
@@ -68,6 +79,15 @@ const std::vector<Rung>& registry() {
       {10, "10_double_buffering", "Multi-stage cp.async pipeline",
        "double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch",
        "sgemm_10_double_buffering", kFp32, &rung10::tile, &rung10::supports, &rung10::launch},
+      {11, "11_mma_tf32", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
+       "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32",
+       "sgemm_11_mma_tf32", kTf32, &rung11::tile, &rung11::supports, &rung11::launch},
+      {12, "12_mma_3xtf32", "Tensor cores, 3xTF32 (FP32-accurate)",
+       "3xTF32: split each operand into a TF32 big part and a TF32 residual and run three MMAs, big*big + big*small + small*big",
+       "sgemm_12_mma_3xtf32", k3xTf32, &rung12::tile, &rung12::supports, &rung12::launch},
+      {13, "13_wgmma_3xtf32", "3xTF32 with wgmma (sm_90a)",
+       "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass",
+       "sgemm_13_wgmma_3xtf32", k3xTf32, &rung13::tile, &rung13::supports, &rung13::launch},
   };
   return table;
 }

@@ -51,6 +51,7 @@ struct Precision {
   double u_acc;      // unit roundoff of the accumulation
   double e_prod;     // relative error added to each product by operand rounding
   bool fp32_accurate;
+  bool inf_exact;    // an infinite input gives the FP64 result (false: +-Inf may come out as NaN)
 };
 
 // One rung of the ladder. The registry (registry.cu) is the only list of rungs.
@@ -83,6 +84,11 @@ Status validate(const GemmArgs& args, std::string* detail);
 // (M or N = 0: nothing; K = 0 or alpha = 0: C = beta * C without reading A or B) and launch.
 Status run(int kernel_id, const GemmArgs& args, cudaStream_t stream = nullptr,
            std::string* detail = nullptr);
+
+// Not a rung: cuBLAS's own TF32 tensor-core GEMM (CUBLAS_COMPUTE_32F_FAST_TF32), the fair
+// comparison for rungs that are not FP32-accurate. Same layout and arguments as run(); the
+// arguments must be valid (see validate) with M, N, K >= 1.
+Status cublas_tf32(const GemmArgs& args, cudaStream_t stream = nullptr);
 
 // The number of bytes an operand of `rows` x `cols` with leading dimension `ld` spans,
 // or -1 when it overflows 64 bits.

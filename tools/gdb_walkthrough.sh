@@ -88,6 +88,12 @@ IFS='x_' read -r -a t <<<"$tile"  # 128x128x8_64x32_8x8_s3 -> 128 128 8 64 32 8 
 [ "${#t[@]}" -ge 5 ] && is_uint "${t[0]}" || die "rung $kernel ($slug, tile '$tile') has no block tile to inspect"
 bm=${t[0]} bn=${t[1]} bk=${t[2]}
 
+# The tensor-core rungs keep their accumulators in MMA fragments spread over a warp (or a
+# warpgroup), not in one thread's tile: this walkthrough covers the CUDA-core rungs.
+if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$file"; then
+  die "rung $kernel ($slug) runs on the tensor cores: its accumulators are MMA fragments shared by a warp; the walkthrough covers the CUDA-core rungs 3-10 (step through it with plain cuda-gdb commands: break, cuda thread, info locals)"
+fi
+
 # Which kind of compute loop this rung has, and the line to stop on.
 line_of() { grep -nE "$1" "$file" | head -n 1 | cut -d: -f1; }
 if line=$(line_of '^[[:space:]]*acc = dot_slab\(sA, sB, acc\);') && [ -n "$line" ]; then

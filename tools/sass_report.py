@@ -58,7 +58,7 @@ CATEGORIES = [
     "LDS", "LDS.64", "LDS.128",
     "STS", "STS.64", "STS.128",
     "STG.E", "STG.E.64", "STG.E.128",
-    "LDGSTS", "BAR", "LDL", "STL", "branch", "other", "NOP",
+    "LDGSTS", "HMMA", "HGMMA", "BAR", "LDL", "STL", "branch", "other", "NOP",
 ]
 NOT_IN_TOTAL = {"NOP"}
 BRANCH_OPCODES = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BREAK",
@@ -102,8 +102,8 @@ def categorize(opcode: str, predicate: str | None = None) -> str:
         return f"{base}.E{width}"
     if base in ("LDS", "STS"):
         return f"{base}{width}"
-    if base == "LDGSTS":
-        return "LDGSTS"
+    if base in ("LDGSTS", "HMMA", "HGMMA"):  # cp.async; mma.sync and wgmma on the tensor cores
+        return base
     if base in ("BAR", "LDL", "STL", "NOP"):
         return base
     if base in BRANCH_OPCODES:
@@ -213,16 +213,26 @@ def build_report(lines, lib: str, cuobjdump_version: str | None, arch: str | Non
     if arch:
         if arch not in archs:
             raise UsageError(f"--arch {arch}: no rung kernels for it (found: {', '.join(archs) or 'none'})")
+        funcs = [f for f in funcs if f.arch == arch]
     elif archs:
-        arch = archs[-1]  # newest architecture in the fat binary
-    funcs = [f for f in funcs if f.arch == (arch or "")]
+        # The newest architecture in the fat binary, with its arch-specific variant: sm_90 and
+        # sm_90a kernels (the wgmma rung) are one report.
+        arch = archs[-1]
+        family = re.sub(r"[a-z]$", "", arch)
+        funcs = [f for f in funcs if re.sub(r"[a-z]$", "", f.arch) == family]
+        arch = family
+    else:
+        funcs = [f for f in funcs if f.arch == ""]
     names = demangle([f.name for f in funcs])
     by_rung: dict[int, dict] = {}
     for f in funcs:
         e = rung_entry(f, names[f.name])
         if e["rung"] in by_rung:
+            # A rung with helper kernels (e.g. a pre-pass): report its largest kernel, the GEMM.
+            keep, drop = sorted([by_rung[e["rung"]], e], key=lambda x: -x["total"])
             print(f"{PROG}: rung {e['rung']} has more than one kernel; keeping "
-                  f"{by_rung[e['rung']]['function']}, ignoring {e['function']}", file=sys.stderr)
+                  f"{keep['function']}, ignoring {drop['function']}", file=sys.stderr)
+            by_rung[e["rung"]] = keep
             continue
         by_rung[e["rung"]] = e
     return {"tool": "sass_report", "lib": lib, "cuobjdump_version": cuobjdump_version,

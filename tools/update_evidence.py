@@ -56,6 +56,11 @@ RELEVANT = {
     "warptiling": ["smem_wavefronts_per_ffma", "stall_long_scoreboard", "stall_mio_throttle", "stall_barrier",
                    "issue_active_pct"],
     "double_buffering": ["stall_long_scoreboard", "stall_barrier", "stall_mio_throttle", "issue_active_pct"],
+    "mma_tf32": ["tensor_hmma_active_pct", "issue_active_pct", "stall_mio_throttle", "stall_short_scoreboard"],
+    "mma_3xtf32": ["tensor_hmma_active_pct", "issue_active_pct", "stall_math_pipe_throttle",
+                   "stall_short_scoreboard"],
+    "wgmma_3xtf32": ["tensor_gmma_active_pct", "tensor_hmma_active_pct", "issue_active_pct",
+                     "stall_long_scoreboard", "stall_barrier"],
 }
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",

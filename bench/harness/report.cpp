@@ -20,6 +20,9 @@ void set_counters(benchmark::State& state, const RowCounters& c) {
   state.counters["samples"] = c.samples;
   state.counters["max_abs_err"] = c.max_abs_err;
   state.counters["sm_clock_mhz"] = c.sm_clock_mhz;
+  state.counters["fp32_accurate"] = c.fp32_accurate ? 1 : 0;
+  if (c.pct_cublas_tf32 >= 0) state.counters["pct_cublas_tf32"] = c.pct_cublas_tf32;
+  if (c.cublas_tf32_rel_err >= 0) state.counters["cublas_tf32_rel_err"] = c.cublas_tf32_rel_err;
 }
 
 RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run) {
@@ -41,6 +44,9 @@ RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run) {
   c.samples = int(get("samples"));
   c.max_abs_err = get("max_abs_err");
   c.sm_clock_mhz = int(get("sm_clock_mhz"));
+  c.fp32_accurate = run.counters.count("fp32_accurate") == 0 || get("fp32_accurate") != 0;
+  if (run.counters.count("pct_cublas_tf32")) c.pct_cublas_tf32 = get("pct_cublas_tf32");
+  if (run.counters.count("cublas_tf32_rel_err")) c.cublas_tf32_rel_err = get("cublas_tf32_rel_err");
   return c;
 }
 
@@ -62,6 +68,14 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
      << std::setprecision(0) << c.gflops << std::setw(10) << std::setprecision(1) << c.pct_cublas
      << std::setw(11) << (c.checked ? err : "-") << std::setw(10)
      << (!c.checked ? "skipped" : c.verified ? "yes" : "NO") << std::setw(8) << c.sm_clock_mhz;
+  if (!c.fp32_accurate) {
+    os << "  NOT FP32-accurate";
+    if (c.pct_cublas_tf32 >= 0) os << "; " << std::setprecision(1) << c.pct_cublas_tf32 << "% of cuBLAS TF32";
+    if (c.cublas_tf32_rel_err >= 0) {
+      std::snprintf(err, sizeof err, "%.2e", c.cublas_tf32_rel_err);
+      os << " (its rel_err " << err << ")";
+    }
+  }
   return os.str();
 }
 

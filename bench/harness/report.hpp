@@ -24,6 +24,11 @@ struct RowCounters {
   double max_abs_err = 0;
   int sm_clock_mhz = -1;  // SM clock read right after timing (-1: unknown)
   bool checked = true;    // false under --no-check (verified is then 0 and means "not checked")
+  bool fp32_accurate = true;      // fp32_accurate: the rung's Precision says so
+  // Rows of rungs that are not FP32-accurate are also compared with cuBLAS's own TF32 GEMM
+  // (CUBLAS_COMPUTE_32F_FAST_TF32) on the same inputs; -1 elsewhere (no counter written).
+  double pct_cublas_tf32 = -1;    // pct_cublas_tf32: cuBLAS TF32 median time / this row's * 100
+  double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
 };
 
 void set_counters(benchmark::State& state, const RowCounters& c);

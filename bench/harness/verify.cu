@@ -56,7 +56,7 @@ __device__ void atomic_max_nonneg(unsigned long long* p, double v) {
 
 __global__ void compare_kernel(const float* C, const float* C0, const double* ref, const double* mag,
                                int64_t M, int64_t N, int64_t ldc, double abs_alpha, double abs_beta,
-                               double f_ab, double f_c, Totals* out) {
+                               double f_ab, double f_c, bool inf_exact, Totals* out) {
   __shared__ double scratch[kThreads / 32];
   double d2 = 0, r2 = 0, max_abs = 0, worst = 0;
   unsigned long long fails = 0, pad = 0, first = ~0ull;
@@ -74,7 +74,7 @@ __global__ void compare_kernel(const float* C, const float* C0, const double* re
     if (isnan(r)) {
       good = isnan(c);
     } else if (isinf(r)) {
-      good = double(c) == r;
+      good = double(c) == r || (!inf_exact && isnan(c));  // see Precision::inf_exact
     } else {
       const double tol = f_ab * abs_alpha * mag[row * N + col] +
                          (abs_beta == 0.0 ? 0.0 : f_c * abs_beta * fabs(double(C0[i])));
@@ -136,7 +136,7 @@ VerifyResult verify(Problem& problem, const Precision& precision) {
   if (s.M > 0 && s.N > 0)
     compare_kernel<<<kBlocks, kThreads>>>(a.C, problem.pristine_c(), ref.d_ref, ref.d_mag, s.M, s.N,
                                           s.ldc, std::fabs(double(a.alpha)), std::fabs(double(a.beta)),
-                                          tol.f_ab, tol.f_c, d_out);
+                                          tol.f_ab, tol.f_c, precision.inf_exact, d_out);
   SGEMM_CUDA(cudaGetLastError());
   SGEMM_CUDA(cudaMemcpy(&h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
   cudaFree(d_out);

@@ -70,6 +70,24 @@ __device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha
     if (i < valid) c[i] = epilogue(alpha, v[i], beta, c + i);
 }
 
+// Two outputs at `c` (8-byte aligned): one 64-bit store when both columns exist (`valid` >= 2),
+// the first column alone when valid == 1, nothing when valid <= 0.
+__device__ __forceinline__ void store2_epilogue(float* c, int valid, float alpha, float acc0, float acc1,
+                                                float beta) {
+  if (valid >= 2) {
+    float2 out;
+    if (beta == 0.0f) {
+      out = make_float2(alpha * acc0, alpha * acc1);
+    } else {
+      const float2 old = *reinterpret_cast<const float2*>(c);
+      out = make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
+    }
+    *reinterpret_cast<float2*>(c) = out;
+  } else if (valid == 1) {
+    c[0] = epilogue(alpha, acc0, beta, c);
+  }
+}
+
 // ---- cp.async (sm_80+): global -> shared copies that bypass the registers -------------------
 
 // Copy 16 bytes from global to shared memory asynchronously. Only the first `src_bytes`

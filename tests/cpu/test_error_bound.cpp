@@ -1,5 +1,6 @@
 // The error-bound arithmetic behind "verified".
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,7 @@ TEST(ErrorBound, GammaMatchesDefinition) {
 }
 
 TEST(ErrorBound, ToleranceGrowsWithK) {
-  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true};
+  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true, true};
   const Tolerance t1 = tolerance(fp32, 1, false), t2 = tolerance(fp32, 4096, false);
   EXPECT_DOUBLE_EQ(t1.f_ab, gamma_n(3, fp32.u_acc));
   EXPECT_DOUBLE_EQ(t2.f_ab, gamma_n(4098, fp32.u_acc));
@@ -27,14 +28,14 @@ TEST(ErrorBound, ToleranceGrowsWithK) {
 }
 
 TEST(ErrorBound, ExactTierHasZeroTolerance) {
-  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true};
+  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true, true};
   const Tolerance t = tolerance(fp32, 4096, true);
   EXPECT_EQ(t.f_ab, 0.0);
   EXPECT_EQ(t.f_c, 0.0);
 }
 
 TEST(ErrorBound, ProductRoundingIsAdded) {
-  const sgemm::Precision tf32{"tf32", std::ldexp(1.0, -23), std::ldexp(1.0, -10), false};
+  const sgemm::Precision tf32{"tf32", std::ldexp(1.0, -23), std::ldexp(1.0, -10), false, true};
   EXPECT_DOUBLE_EQ(tolerance(tf32, 64, false).f_ab, gamma_n(66, tf32.u_acc) + std::ldexp(1.0, -10));
 }
 
@@ -45,6 +46,8 @@ TEST(ErrorBound, EveryRegisteredPrecisionIsSane) {
     EXPECT_LE(r.precision.u_acc, std::ldexp(1.0, -10));
     EXPECT_GE(r.precision.e_prod, 0.0);
     if (r.precision.fp32_accurate) EXPECT_LE(r.precision.e_prod, std::ldexp(1.0, -20));
+    // A rung that is not FP32-accurate says so in its title, which the CLI and tables print.
+    if (!r.precision.fp32_accurate) EXPECT_NE(std::string(r.title).find("NOT FP32-accurate"), std::string::npos);
   }
 }
 

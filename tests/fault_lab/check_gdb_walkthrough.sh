@@ -16,6 +16,13 @@ bad() { echo "FAIL: $*"; fail=1; }
 ids=$("$bench" --list | awk 'NR > 1 && $1 >= 3 { print $1 }')
 [ -n "$ids" ] || { echo "no rungs from 3 up in sgemm_bench --list"; exit 1; }
 for id in $ids; do
+  slug=$("$bench" --list | awk -v id="$id" '$1 == id { print $2 }')
+  if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$root/kernels/$slug.cuh" 2>/dev/null; then
+    out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
+    if [ $? -eq 2 ] && grep -qF "runs on the tensor cores" <<<"$out"; then ok "rung $id refused: tensor cores"
+    else bad "rung $id (tensor cores) should be refused with exit 2: $out"; fi
+    continue
+  fi
   for mode in --batch ""; do
     out=$(bash "$script" --dry-run $mode --bench "$bench" --kernel "$id" 2>&1)
     rc=$?

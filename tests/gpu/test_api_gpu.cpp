@@ -1,5 +1,6 @@
 // The C ABI on a real device: every rung callable through sgemm_ladder_run, and bad inputs
 // leave C untouched.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -29,6 +30,21 @@ TEST_P(CAbi, RunsAndVerifies) {
   SGEMM_CUDA(cudaDeviceSynchronize());
   const harness::VerifyResult r = harness::verify(p, find_rung(GetParam())->precision);
   EXPECT_TRUE(r.ok) << r.summary();
+}
+
+// The comparison for the TF32 rungs: cuBLAS's TF32 GEMM runs and is within the TF32 bound.
+TEST(CublasTf32, RunsWithinTheTf32Bound) {
+  ProblemSpec spec;
+  spec.shape = {300, 257, 1000};
+  spec.beta = 0.5f;
+  harness::Problem p(spec);
+  p.reset_c(0);
+  ASSERT_EQ(cublas_tf32(p.args(0)), Status::kOk);
+  SGEMM_CUDA(cudaDeviceSynchronize());
+  const Precision tf32{"tf32", std::ldexp(1.0, -23), std::ldexp(1.0, -10) + std::ldexp(1.0, -22), false, true};
+  const harness::VerifyResult r = harness::verify(p, tf32);
+  EXPECT_TRUE(r.ok) << r.summary();
+  EXPECT_GT(r.rel_err, 1e-6) << "TF32 should be visibly less accurate than FP32";
 }
 
 TEST_P(CAbi, BadInputWritesNothing) {
