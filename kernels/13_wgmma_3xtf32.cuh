@@ -22,8 +22,8 @@
 //   a warp-wide mma.sync cannot feed Hopper's tensor cores at their wgmma rate. wgmma reads
 //   its operands straight from swizzled shared memory, which leaves no place to split them:
 //   the split is done once per element, by the pre-pass, instead of once per use. (4): with
-//   the tensor core accumulating all 3K/8 wgmmas, the truncation error grows with K (norm-wise
-//   2.9e-5 at 4096^3, 25x cuBLAS's, in a first H200 trial); one slab at a time it cannot.
+//   the tensor core accumulating all 3K/8 wgmmas, its truncation error grows with K (rung 12
+//   met the same problem); one slab at a time it cannot.
 // PREDICTION: HGMMA appears in the SASS and the main loop holds no LDS and no split
 //   arithmetic; >= 1.5x cuBLAS SGEMM (>= 77 TFLOP/s against cuBLAS's 51.2 at 4096^3), with a
 //   norm-wise error no larger than cuBLAS SGEMM's. What should limit it: the
