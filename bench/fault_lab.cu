@@ -38,7 +38,7 @@ namespace sgemm::fault_lab {
 
 enum class Fault { kOobRead, kOobWrite, kRace };
 
-// ---- rung 03 (shared-memory tiling), copied from kernels/03_smem_tiling.cuh -----------------
+// ---- rung 03 (shared-memory tiling), copied from kernels/03_smem_tiling.cuh (its 32-deep slab) ---
 
 namespace rung03 {
 

@@ -2,27 +2,24 @@
 // SGEMM Ladder — rung 03: 03_smem_tiling
 // TITLE: Shared-memory tiling
 // PREVIOUS: 02_coalesced   NEXT: 04_blocktile_1d
-// LESSON: shared-memory tiling: each block caches 32x32 tiles of A and B and reuses them 32 times
-// TILE: 32x32x32_1x1
+// LESSON: shared-memory tiling: each block caches 32x64 / 64x32 tiles of A and B and reuses each value 32 times
+// TILE: 32x32x64_1x1
 //
-// WHAT CHANGED: the block walks K in slabs of 32. Each thread copies one element of the A tile
-//   and one of the B tile into shared memory, the block synchronises, and every thread then
-//   reads its 32 products from shared memory. Edge blocks and the K tail load with bounds
-//   checks (zero fill); interior blocks run a main loop with no checks at all.
+// WHAT CHANGED: the block walks K in slabs of 64. Each thread copies two elements of the A tile
+//   (32 x 64) and two of the B tile (64 x 32) into shared memory, the block synchronises, and
+//   every thread then reads its 64 products from shared memory. Edge blocks and the K tail
+//   load with bounds checks (zero fill); interior blocks run a main loop with no checks at all,
+//   advancing two pointers per slab. __launch_bounds__(1024, 2): two blocks per SM.
 // WHY: rung 02 loaded every element of A and B from global memory (L1/L2 at best) for every
-//   product: 2 loads per FFMA. A 32x32 tile is reused by 32 threads, so global traffic drops 32x.
+//   product: 2 loads per FFMA. A tile is reused by 32 threads, so global traffic drops 32x.
+//   The slab is 64 deep, not 32, so that each pair of barriers covers 64 FFMAs per thread.
 // PREDICTION: 1.3-1.6x rung 02. The limit moves to shared memory: still 2 LDS per FFMA (one of
 //   them a broadcast), so the LSU pipe, not DRAM, is the new bottleneck.
-// MISS: 1.36x as predicted, but 17% of cuBLAS, short of the 18% the ladder aims for. ncu shows
-//   mio_throttle and barrier stalls dominating (1024-thread blocks, two barriers per 32 FFMAs).
-//   Pointer bumping plus __launch_bounds__(1024, 2) measured +4% (17.7%) in a side sweep: not
-//   adopted, it would still miss, and it is not this rung's lesson.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 8,688 GFLOP/s = 17.0% of cuBLAS at 4096^3; 8,732
-//   GFLOP/s = 17.1% at 8192^3. SASS vs rung 2: LDS 0 -> 128, LDS.128 0 -> 32, STS 0 -> 8,
-//   BAR 0 -> 6; FFMA share 11.1% -> 25.1%; static smem bytes 0 -> 9216. ncu vs rung 2:
-//   stall_barrier 0.00 -> 7.84, smem_ld_bank_conflicts 0 -> 718k, stall_mio_throttle 0.01 -> 16.02.
-//   Shown by: python3 tools/sass_report.py --diff 2 3;
-//   python3 tools/ncu_profile.py --kernel 3.</evidence>
+// MISS (first version): a 32-deep slab reached 17.0% of cuBLAS (ncu: mio_throttle and barrier
+//   stalls, two barriers per 32 FFMAs). A side sweep of 8 variants on the H200 (4096^3: 32-deep
+//   with pointer bumping and 2 blocks/SM 17.5%, 64-deep 18.5%, 16x64 and 64x16 blocks 18.0-18.1%)
+//   picked the 64-deep slab.
+// EVIDENCE: <evidence>(not yet measured)</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/32 below 2^16 (grid.y).
 // =====================================================================================
 #pragma once
@@ -31,48 +28,54 @@
 
 namespace sgemm::rung03 {
 
-constexpr int kTile = 32;                 // BM = BN = BK = 32
+constexpr int kTile = 32;                 // BM = BN = 32: the C tile of a block
+constexpr int kSlab = 64;                 // BK = 64: the depth of a K slab
 constexpr int kThreads = kTile * kTile;   // one thread per element of the C tile
+constexpr int kLoads = kSlab / kTile;     // elements of A (and of B) each thread copies per slab
+static_assert(kSlab % kTile == 0, "each thread copies whole elements of both tiles");
 
-// One K-slab of the A and B tiles into shared memory. kGuard: the slab may cross the edge of
-// A or B (edge block or K tail): check bounds and fill zeros.
+// One K-slab of the A and B tiles into shared memory. `a` points at this thread's first A
+// element of the slab (row, k0 + tx), `b` at its first B element (k0 + ty, col). kGuard: the
+// slab may cross the edge of A or B (edge block or K tail): check bounds and fill zeros.
 template <bool kGuard>
-__device__ __forceinline__ void load_slab(float (&sA)[kTile][kTile], float (&sB)[kTile][kTile],
-                                          const float* A, int lda, const float* B, int ldb, int M, int N,
-                                          int K, int row, int col, int k0) {
+__device__ __forceinline__ void load_slab(float (&sA)[kTile][kSlab], float (&sB)[kSlab][kTile], const float* a,
+                                          int lda, const float* b, int ldb, int M, int N, int K, int row, int col,
+                                          int k0) {
   const int ty = threadIdx.y, tx = threadIdx.x;
-  if (!kGuard) {
-    sA[ty][tx] = A[int64_t(row) * lda + k0 + tx];
-    sB[ty][tx] = B[int64_t(k0 + ty) * ldb + col];
-  } else {
-    sA[ty][tx] = (row < M && k0 + tx < K) ? A[int64_t(row) * lda + k0 + tx] : 0.0f;
-    sB[ty][tx] = (k0 + ty < K && col < N) ? B[int64_t(k0 + ty) * ldb + col] : 0.0f;
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    const int ka = k0 + tx + i * kTile, kb = k0 + ty + i * kTile;  // the k of this A / B element
+    sA[ty][tx + i * kTile] = (!kGuard || (row < M && ka < K)) ? a[i * kTile] : 0.0f;
+    sB[ty + i * kTile][tx] = (!kGuard || (kb < K && col < N)) ? b[int64_t(i) * kTile * ldb] : 0.0f;
   }
 }
 
-__device__ __forceinline__ float dot_slab(const float (&sA)[kTile][kTile], const float (&sB)[kTile][kTile],
+__device__ __forceinline__ float dot_slab(const float (&sA)[kTile][kSlab], const float (&sB)[kSlab][kTile],
                                           float acc) {
 #pragma unroll
-  for (int k = 0; k < kTile; ++k) acc += sA[threadIdx.y][k] * sB[k][threadIdx.x];
+  for (int k = 0; k < kSlab; ++k) acc += sA[threadIdx.y][k] * sB[k][threadIdx.x];
   return acc;
 }
 
 template <bool kGuard>
-__device__ __forceinline__ void block_tile(float (&sA)[kTile][kTile], float (&sB)[kTile][kTile], int M, int N,
+__device__ __forceinline__ void block_tile(float (&sA)[kTile][kSlab], float (&sB)[kSlab][kTile], int M, int N,
                                            int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                            float beta, float* C, int ldc) {
   const int row = blockIdx.y * kTile + threadIdx.y;
   const int col = blockIdx.x * kTile + threadIdx.x;
+  // This thread's elements of slab 0; rows past M and columns past N are never dereferenced.
+  const float* a = A + int64_t(kGuard && row >= M ? 0 : row) * lda + threadIdx.x;
+  const float* b = B + int64_t(threadIdx.y) * ldb + (kGuard && col >= N ? 0 : col);
   float acc = 0.0f;
   int k0 = 0;
-  for (; k0 + kTile <= K; k0 += kTile) {  // full slabs
-    load_slab<kGuard>(sA, sB, A, lda, B, ldb, M, N, K, row, col, k0);
+  for (; k0 + kSlab <= K; k0 += kSlab, a += kSlab, b += int64_t(kSlab) * ldb) {  // full slabs
+    load_slab<kGuard>(sA, sB, a, lda, b, ldb, M, N, K, row, col, k0);
     __syncthreads();
     acc = dot_slab(sA, sB, acc);
     __syncthreads();
   }
   if (k0 < K) {  // the K tail: always bounds-checked
-    load_slab<true>(sA, sB, A, lda, B, ldb, M, N, K, row, col, k0);
+    load_slab<true>(sA, sB, a, lda, b, ldb, M, N, K, row, col, k0);
     __syncthreads();
     acc = dot_slab(sA, sB, acc);
   }
@@ -82,11 +85,11 @@ __device__ __forceinline__ void block_tile(float (&sA)[kTile][kTile], float (&sB
   }
 }
 
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
 sgemm_03_smem_tiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                      float beta, float* C, int ldc) {
-  __shared__ float sA[kTile][kTile];  // [BM][BK]: a tile of A, row-major
-  __shared__ float sB[kTile][kTile];  // [BK][BN]: a tile of B, row-major
+  __shared__ float sA[kTile][kSlab];  // [BM][BK]: a tile of A, row-major
+  __shared__ float sB[kSlab][kTile];  // [BK][BN]: a tile of B, row-major
   const bool interior = (blockIdx.y + 1) * kTile <= M && (blockIdx.x + 1) * kTile <= N;
   if (interior) block_tile<false>(sA, sB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   else block_tile<true>(sA, sB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -99,7 +102,7 @@ sgemm_03_smem_tiling(int M, int N, int K, float alpha, const float* A, int lda, 
 
 namespace sgemm::rung03 {
 
-std::string tile() { return "32x32x32_1x1"; }
+std::string tile() { return "32x32x64_1x1"; }
 
 bool supports(const GemmArgs& a, std::string* why) {
   return fits_int32(a, why) && grid_ok(ceil_div64(a.N, kTile), ceil_div64(a.M, kTile), why);

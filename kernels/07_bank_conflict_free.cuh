@@ -15,10 +15,13 @@
 //   spreads the stores over all 32 banks and, being a permutation inside each 128-byte row
 //   chunk, keeps every float4 read contiguous.
 // PREDICTION: shared-memory bank conflicts (ld and st) drop to zero in ncu; +10-20% over rung 06.
-// MISS (partly): +11% as predicted and load conflicts all but vanish (268M -> 23k), but ncu
-//   still counts 4.5M store conflicts (rung 06: 21.7M, bench/results/h200_ncu.csv). They come
-//   with the STS.128 of the B tile, not the swizzled A stores: rung 10, which writes B with
-//   cp.async and A with this same swizzle, shows 9.8k.
+// MISS (partly): +11% as predicted and load conflicts all but vanish (268M -> 23k), but ncu's
+//   hardware counter still reports store conflicts (rung 06: 21.7M). They are not the layout's:
+//   at 2048^3 the store wavefronts the addresses need (smsp__sass_l1tex_..._shared_op_st, by SASS
+//   patching) are 4,194,304, exactly 1 per STS.32 and 4 per STS.128, while the hardware counts
+//   533k more; a padded B tile and fully coalesced 32-bit stores show the same excess (528k,
+//   331k), so they arise at run time, not from bank mapping (tools/experiments/exp34_*,
+//   bench/results/logs/exp34/).
 // EVIDENCE: <evidence>Measured on NVIDIA H200: 39,817 GFLOP/s = 77.7% of cuBLAS at 4096^3; 39,526
 //   GFLOP/s = 77.2% at 8192^3. SASS vs rung 6: instruction mix unchanged; FFMA share
 //   55.7% -> 55.5%. ncu vs rung 6: smem_ld_bank_conflicts 268M -> 23.2k,

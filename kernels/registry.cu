@@ -56,7 +56,7 @@ const std::vector<Rung>& registry() {
        "global-memory coalescing: the 32 threads of a warp read and write consecutive addresses",
        "sgemm_02_coalesced", kFp32, &rung02::tile, &rung02::supports, &rung02::launch},
       {3, "03_smem_tiling", "Shared-memory tiling",
-       "shared-memory tiling: each block caches 32x32 tiles of A and B and reuses them 32 times",
+       "shared-memory tiling: each block caches 32x64 / 64x32 tiles of A and B and reuses each value 32 times",
        "sgemm_03_smem_tiling", kFp32, &rung03::tile, &rung03::supports, &rung03::launch},
       {4, "04_blocktile_1d", "1D block tiling",
        "1D block tiling: each thread computes a column of TM=16 results, reusing one B value 16 times",

@@ -67,6 +67,10 @@ METRICS: list[tuple[str, str, str]] = [
     ("smem_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "count"),
     ("smem_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "count"),
     ("smem_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "count"),
+    # The wavefronts the instructions' addresses need (computed by SASS patching): the hardware
+    # wavefronts above minus these are extra wavefronts that the layout did not cause.
+    ("smem_ld_wavefronts_by_address", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "count"),
+    ("smem_st_wavefronts_by_address", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "count"),
     ("smem_ld_insts", "smsp__sass_inst_executed_op_shared_ld.sum", "count"),
     ("smem_st_insts", "smsp__sass_inst_executed_op_shared_st.sum", "count"),
     ("achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "pct"),
