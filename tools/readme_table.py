@@ -21,6 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- ladder-table:begin -->", "<!-- ladder-table:end -->"
 
 
+# The square sizes of the "geometric mean over sizes" column (issue 5's yardstick: sizes that
+# leave SMs idle and sizes that fill the chip).
+GEOMEAN_SIZES = (1024, 1536, 2048, 3072, 4096, 6144, 8192)
+
+
 def load_rows(path: Path) -> tuple[dict, list[dict]]:
     data = json.loads(path.read_text())
     rows = []
@@ -31,15 +36,36 @@ def load_rows(path: Path) -> tuple[dict, list[dict]]:
         slug = name.split("/")[0][len("rung"):]
         rows.append({"slug": slug, "rung": int(b["rung"]), "M": int(b["M"]), "N": int(b["N"]), "K": int(b["K"]),
                      "gflops": b["GFLOPS"], "pct": b["pct_cublas"], "rel_err": b["rel_err"],
-                     "verified": int(b["verified"]), "checked": int(b.get("checked", 1)), "ms": b.get("ms", 0.0)})
+                     "verified": int(b["verified"]), "checked": int(b.get("checked", 1)), "ms": b.get("ms", 0.0),
+                     "fp32_accurate": int(b.get("fp32_accurate", 1)), "pct_tf32": b.get("pct_cublas_tf32")})
     return data.get("context", {}), rows
+
+
+def load_accuracy(path: Path) -> list[dict]:
+    """Rows of the accuracy sweep: accuracy/<slug>/<input>/MxNxK."""
+    data = json.loads(path.read_text())
+    out = []
+    for b in data.get("benchmarks", []):
+        parts = b.get("name", "").split("/")
+        if len(parts) < 4 or parts[0] != "accuracy" or "rel_err" not in b or b.get("run_type") == "aggregate":
+            continue
+        out.append({"slug": parts[1], "rung": int(b["rung"]), "input": parts[2], "K": int(b["K"]),
+                    "mn": int(b["M"]), "rel_err": b["rel_err"], "verified": int(b["verified"])})
+    return out
 
 
 def fmt_err(v: float) -> str:
     return "-" if v == 0 or math.isnan(v) else f"{v:.1e}"
 
 
-def render(context: dict, rows: list[dict], results_name: str) -> str:
+def geomean_pct(by: dict, rung: int) -> float | None:
+    pcts = [by[(rung, s, s, s)]["pct"] for s in GEOMEAN_SIZES if (rung, s, s, s) in by]
+    if len(pcts) != len(GEOMEAN_SIZES) or min(pcts) <= 0:
+        return None
+    return math.exp(sum(math.log(p) for p in pcts) / len(pcts))
+
+
+def render(context: dict, rows: list[dict], results_name: str, accuracy: list[dict] | None = None) -> str:
     by = {(r["rung"], r["M"], r["N"], r["K"]): r for r in rows}
     rungs = sorted({(r["rung"], r["slug"]) for r in rows})
     squares = sorted({r["M"] for r in rows if r["M"] == r["N"] == r["K"]})
@@ -57,9 +83,14 @@ def render(context: dict, rows: list[dict], results_name: str) -> str:
     for s in headline:
         head += f" {s}³ GFLOP/s | % cuBLAS |"
         sep += "---:|---:|"
+    with_geomean = any(geomean_pct(by, rung) is not None for rung, _ in rungs)
+    if with_geomean:
+        head += " geomean % cuBLAS, 1024³-8192³ |"
+        sep += "---:|"
     head += " rel. error | verified |"
     sep += "---:|:---:|"
     out += [head, sep]
+    notes = []
     for rung, slug in rungs:
         line = f"| {rung} | [{slug}](kernels/{slug}.cuh) |"
         last = None
@@ -67,11 +98,21 @@ def render(context: dict, rows: list[dict], results_name: str) -> str:
             r = by.get((rung, s, s, s))
             line += f" {r['gflops']:,.0f} | {r['pct']:.1f} |" if r else " - | - |"
             last = r or last
+        if with_geomean:
+            g = geomean_pct(by, rung)
+            line += f" {g:.1f} |" if g is not None else " - |"
         if last:
             line += f" {fmt_err(last['rel_err'])} | {'yes' if last['verified'] else ('NO' if last['checked'] else '-')} |"
+            if not last["fp32_accurate"]:
+                tf = [f"{by[(rung, s, s, s)]['pct_tf32']:.1f}% at {s}³" for s in headline
+                      if (rung, s, s, s) in by and by[(rung, s, s, s)].get("pct_tf32") is not None]
+                notes.append(f"Rung {rung} ({slug}) is **not FP32-accurate** (TF32 operands); against cuBLAS's own "
+                             f"TF32 GEMM in the same run it reaches " + (", ".join(tf) or "(not measured)") + ".")
         else:
             line += " - | - |"
         out.append(line)
+    if notes:
+        out += [""] + notes
     if len(squares) > 1:
         out += ["", "GFLOP/s over square sizes (M = N = K):", ""]
         out.append("| rung | " + " | ".join(str(s) for s in squares) + " |")
@@ -93,6 +134,38 @@ def render(context: dict, rows: list[dict], results_name: str) -> str:
                 r = by.get((rung, *shp))
                 cells.append(f"{r['gflops']:,.0f} ({r['pct']:.0f}%)" if r else "-")
             out.append(f"| {rung} {slug} | " + " | ".join(cells) + " |")
+    if accuracy:
+        ks = sorted({a["K"] for a in accuracy})
+        acc = {(a["rung"], a["input"], a["K"]): a for a in accuracy}
+        slugs = sorted({(a["rung"], a["slug"]) for a in accuracy})
+        inputs = sorted({a["input"] for a in accuracy})
+        out += ["", "Accuracy sweep: norm-wise relative error against FP64 (M = N = "
+                    f"{accuracy[0].get('mn', 1024)}), and in brackets its ratio to cuBLAS SGEMM's on the same "
+                    "inputs; consecutive rungs with identical errors share a row:", ""]
+        out.append("| rungs | input | " + " | ".join(f"K={k}" for k in ks) + " |")
+        out.append("|---|---|" + "---:|" * len(ks))
+        errs = lambda rung: tuple(f"{acc[(rung, i, k)]['rel_err']:.2e}" if (rung, i, k) in acc else None  # noqa: E731
+                                  for i in inputs for k in ks)  # equal as printed
+        groups: list[list[tuple[int, str]]] = []
+        for rung, slug in slugs:
+            if groups and groups[-1][0][0] != 0 and errs(groups[-1][-1][0]) == errs(rung):
+                groups[-1].append((rung, slug))
+            else:
+                groups.append([(rung, slug)])
+        for g in groups:
+            rung = g[0][0]
+            label = f"{g[0][0]} {g[0][1]}" if len(g) == 1 else f"{g[0][0]}-{g[-1][0]} ({g[0][1]} ... {g[-1][1]})"
+            for inp in inputs:
+                cells = []
+                for k in ks:
+                    a, base = acc.get((rung, inp, k)), acc.get((0, inp, k))
+                    if not a:
+                        cells.append("-")
+                    elif rung == 0 or not base or base["rel_err"] <= 0:
+                        cells.append(f"{a['rel_err']:.2e}")
+                    else:
+                        cells.append(f"{a['rel_err']:.2e} ({a['rel_err'] / base['rel_err']:.2f}x)")
+                out.append(f"| {label} | {inp} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -117,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         name = str(args.results.resolve().relative_to(ROOT))
     except ValueError:
         name = args.results.name
-    table = render(context, rows, name)
+    table = render(context, rows, name, load_accuracy(args.results))
     old = args.readme.read_text()
     new = rewrite(old, table)
     if args.check:
