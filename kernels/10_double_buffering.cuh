@@ -1,7 +1,7 @@
 // =====================================================================================
 // SGEMM Ladder — rung 10: 10_double_buffering
 // TITLE: Multi-stage cp.async pipeline
-// PREVIOUS: 09_warptiling   NEXT: 11_mma_tf32
+// PREVIOUS: 09_warptiling   NEXT: 11_split_k
 // LESSON: double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch
 // TILE: 64x256x32_32x128_8x16_s2
 //

@@ -28,6 +28,7 @@ SGEMM_DECLARE_RUNG(rung10)
 SGEMM_DECLARE_RUNG(rung11)
 SGEMM_DECLARE_RUNG(rung12)
 SGEMM_DECLARE_RUNG(rung13)
+SGEMM_DECLARE_RUNG(rung14)
 
 namespace sgemm {
 
@@ -79,15 +80,18 @@ const std::vector<Rung>& registry() {
       {10, "10_double_buffering", "Multi-stage cp.async pipeline",
        "double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch",
        "sgemm_10_double_buffering", kFp32, &rung10::tile, &rung10::supports, &rung10::launch},
-      {11, "11_mma_tf32", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
+      {11, "11_split_k", "Split-K against wave quantization",
+       "fill the chip: when the tile grid leaves SMs idle, split K across blocks and sum the partial tiles",
+       "sgemm_11_split_k", kFp32, &rung11::tile, &rung11::supports, &rung11::launch},
+      {12, "12_mma_tf32", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32",
-       "sgemm_11_mma_tf32", kTf32, &rung11::tile, &rung11::supports, &rung11::launch},
-      {12, "12_mma_3xtf32", "Tensor cores, 3xTF32 (FP32-accurate)",
+       "sgemm_12_mma_tf32", kTf32, &rung12::tile, &rung12::supports, &rung12::launch},
+      {13, "13_mma_3xtf32", "Tensor cores, 3xTF32 (FP32-accurate)",
        "3xTF32: split each operand into a TF32 big part and a TF32 residual and run three MMAs, big*big + big*small + small*big",
-       "sgemm_12_mma_3xtf32", k3xTf32, &rung12::tile, &rung12::supports, &rung12::launch},
-      {13, "13_wgmma_3xtf32", "3xTF32 with wgmma (sm_90a)",
+       "sgemm_13_mma_3xtf32", k3xTf32, &rung13::tile, &rung13::supports, &rung13::launch},
+      {14, "14_wgmma_3xtf32", "3xTF32 with wgmma (sm_90a)",
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass",
-       "sgemm_13_wgmma_3xtf32", k3xTf32, &rung13::tile, &rung13::supports, &rung13::launch},
+       "sgemm_14_wgmma_3xtf32", k3xTf32, &rung14::tile, &rung14::supports, &rung14::launch},
   };
   return table;
 }

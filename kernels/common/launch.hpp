@@ -27,6 +27,19 @@ bool vec4_ok(const GemmArgs& a, std::string* why);
 // The grid fits CUDA's limits (x < 2^31, y and z < 2^16).
 bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);
 
+// After one of several launches: the first failure so far (`sofar`, else this launch's status).
+inline Status launch_status_after(Status sofar) {
+  const Status now = launch_status();
+  return sofar != Status::kOk ? sofar : now;
+}
+
+// Scratch memory for a rung that needs it (split-K partial sums, pre-split operands), taken
+// stream-ordered from a memory pool per device that keeps freed memory for the next launch:
+// `*ptr` is valid for work queued on `stream` until workspace_free(*ptr, stream).
+// kOutOfMemory when the device cannot hold `bytes` more.
+Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr);
+Status workspace_free(void* ptr, cudaStream_t stream);
+
 // Allow `bytes` of dynamic shared memory for `kernel` (needed above 48 KiB).
 template <typename Kernel>
 Status allow_smem(Kernel kernel, int bytes) {

@@ -1,28 +1,28 @@
 // =====================================================================================
-// SGEMM Ladder — rung 13: 13_wgmma_3xtf32
+// SGEMM Ladder — rung 14: 14_wgmma_3xtf32
 // TITLE: 3xTF32 with wgmma (sm_90a)
-// PREVIOUS: 12_mma_3xtf32   NEXT: none
+// PREVIOUS: 13_mma_3xtf32   NEXT: none
 // LESSON: warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass
 // ARCH: sm_90a
 // TILE: 128x128x32_64x128_s3
 //
-// WHAT CHANGED: rung 12's 3xTF32 arithmetic (x = big + small, three products, small terms
+// WHAT CHANGED: rung 13's 3xTF32 arithmetic (x = big + small, three products, small terms
 //   first, small*small dropped) on Hopper's warpgroup MMA. (1) A pre-pass splits A and B once,
 //   in global memory, into TF32 big and small parts: Ahi/Alo (M x K) and Bhi/Blo transposed
 //   to N x K (wgmma reads TF32 only K-major), zero-padded to whole tiles, in a workspace from a
-//   stream-ordered memory pool the rung owns. (2) The main kernel copies the four tiles with
+//   stream-ordered workspace pool. (2) The main kernel copies the four tiles with
 //   cp.async into 128-byte-swizzled shared memory, 3 stages deep. (3) Two warpgroups each own
 //   64 x 128 of the block tile and issue wgmma.mma_async m64n128k8 with both operands read
 //   from shared memory through descriptors: 3 wgmmas per k-step of 8, no LDS and no split
 //   arithmetic in the main loop. Each slab ends with wgmma.wait_group 0. (4) Each slab's 12
 //   wgmmas start from zero (scale-d = 0) and their sum is added to FP32 registers (FADD,
 //   round-to-nearest): the tensor core's own accumulation truncates.
-// WHY: rung 12 loads every fragment from shared memory (LDS) and splits it in registers before
+// WHY: rung 13 loads every fragment from shared memory (LDS) and splits it in registers before
 //   each mma.sync m16n8k8, so LDS and split ALU work compete with the MMAs for issue slots, and
 //   a warp-wide mma.sync cannot feed Hopper's tensor cores at their wgmma rate. wgmma reads
 //   its operands straight from swizzled shared memory, which leaves no place to split them:
 //   the split is done once per element, by the pre-pass, instead of once per use. (4): with
-//   the tensor core accumulating all 3K/8 wgmmas, its truncation error grows with K (rung 12
+//   the tensor core accumulating all 3K/8 wgmmas, its truncation error grows with K (rung 13
 //   met the same problem); one slab at a time it cannot.
 // PREDICTION: HGMMA appears in the SASS and the main loop holds no LDS and no split
 //   arithmetic; >= 1.5x cuBLAS SGEMM (>= 77 TFLOP/s against cuBLAS's 51.2 at 4096^3), with a
@@ -32,17 +32,17 @@
 //   slab. Next step: wgmma.wait_group 1 with one more stage, so one slab's wgmmas run while the
 //   next one's are issued and the last one's sum is added.
 // EVIDENCE: <evidence>Measured on NVIDIA H200: 85,856 GFLOP/s = 168.2% of cuBLAS at 4096^3; 82,295
-//   GFLOP/s = 160.4% at 8192^3. SASS vs rung 12: HMMA 384 -> 0, LDS 192 -> 0, HGMMA 0 -> 12,
-//   FADD 704 -> 64; FFMA share 2.9% -> 5.4%; registers 175 -> 150. ncu vs rung 12:
+//   GFLOP/s = 160.4% at 8192^3. SASS vs rung 13: HMMA 384 -> 0, LDS 192 -> 0, HGMMA 0 -> 12,
+//   FADD 704 -> 64; FFMA share 2.9% -> 5.4%; registers 175 -> 150. ncu vs rung 13:
 //   stall_barrier 0.04 -> 2.88, stall_long_scoreboard 0.27 -> 0.75,
-//   issue_active_pct 50.6% -> 30.3%. Shown by: python3 tools/sass_report.py --diff 12 13;
-//   python3 tools/ncu_profile.py --kernel 13.</evidence>
+//   issue_active_pct 50.6% -> 30.3%. Shown by: python3 tools/sass_report.py --diff 13 14;
+//   python3 tools/ncu_profile.py --kernel 14.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (128-bit pre-pass
 //   loads, float2 stores); M, N, K and the leading dimensions below 2^31; ceil(M/128) below
 //   2^16 (grid.y). Built for sm_90a and run on a compute capability 9.0 GPU, else kArch. Needs
 //   a workspace of 8 * (Mp + Np) * Kp bytes (M, N, K rounded up to 128, 128, 32), taken
-//   stream-ordered from the rung's memory pool (kept for reuse; kOutOfMemory when it cannot).
-//   As rung 12: an infinite input can give NaN where FP64 gives +-Inf, since Inf times the
+//   stream-ordered from the library's workspace pool (kept for reuse; kOutOfMemory when it cannot).
+//   As rung 13: an infinite input can give NaN where FP64 gives +-Inf, since Inf times the
 //   other operand's small part (0, or of the opposite sign) enters the sum.
 // =====================================================================================
 #pragma once
@@ -50,7 +50,7 @@
 #include "common/common.cuh"
 #include "common/tf32.cuh"
 
-namespace sgemm::rung13 {
+namespace sgemm::rung14 {
 
 constexpr int kWarpgroupThreads = 4 * kWarpSize;  // a warpgroup: 4 consecutive warps
 constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warpgroup)
@@ -130,7 +130,7 @@ __device__ __forceinline__ void split_fp32(float x, float& big, float& small) {
 // A (M x K, lda) -> Ahi, Alo (Mp x Kp, row length Kp), zero outside M x K. Threads: x across
 // the float4s of a row (coalesced), y across rows, looping over rows beyond the grid.
 __global__ void __launch_bounds__(kSplitThreadsX* kSplitThreadsY)
-split_13_wgmma_3xtf32_a(int M, int K, const float* __restrict__ A, int lda, int64_t Mp, int64_t Kp,
+split_14_wgmma_3xtf32_a(int M, int K, const float* __restrict__ A, int lda, int64_t Mp, int64_t Kp,
                         float* __restrict__ Ahi, float* __restrict__ Alo) {
   const int64_t vec = int64_t(blockIdx.x) * kSplitThreadsX + threadIdx.x;  // float4 index in the row
   if (vec >= Kp / kVecWidth) return;
@@ -152,7 +152,7 @@ split_13_wgmma_3xtf32_a(int M, int K, const float* __restrict__ A, int lda, int6
 // tile per block and step: read along n (coalesced), transpose through shared memory, write
 // along k (coalesced). Blocks loop over n-tiles beyond the grid.
 __global__ void __launch_bounds__(kSplitThreadsX* kSplitThreadsY)
-split_13_wgmma_3xtf32_b(int K, int N, const float* __restrict__ B, int ldb, int64_t Np, int64_t Kp,
+split_14_wgmma_3xtf32_b(int K, int N, const float* __restrict__ B, int ldb, int64_t Np, int64_t Kp,
                         float* __restrict__ Bhi, float* __restrict__ Blo) {
   __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n], +1: conflict-free columns
   const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
@@ -269,7 +269,7 @@ __device__ __forceinline__ void wgmma_m64n128k8(float (&d)[kWgmmaM * kWgmmaN / k
 // after the slab, instead of the tensor core (which truncates) accumulating all of K.
 template <int BM, int BN, int BK, int Stages, bool PromoteSlab>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kThreads, 1)
-sgemm_13_wgmma_3xtf32(int M, int N, int64_t Kp, float alpha, const float* __restrict__ gAhi,
+sgemm_14_wgmma_3xtf32(int M, int N, int64_t Kp, float alpha, const float* __restrict__ gAhi,
                       const float* __restrict__ gAlo, const float* __restrict__ gBhi, const float* __restrict__ gBlo,
                       float beta, float* __restrict__ C, int ldc) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -347,17 +347,14 @@ sgemm_13_wgmma_3xtf32(int M, int N, int64_t Kp, float alpha, const float* __rest
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty kernel, which launch() never runs
 }
 
-}  // namespace sgemm::rung13
+}  // namespace sgemm::rung14
 
 #ifndef SGEMM_DEVICE_ONLY
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
-
 #include "common/launch.hpp"
 
-namespace sgemm::rung13 {
+namespace sgemm::rung14 {
 
 constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3;
 constexpr bool kPromoteSlab = true;  // false: the tensor core accumulates all of K (faster, less accurate)
@@ -371,47 +368,6 @@ std::string tile() {
 bool supports(const GemmArgs& a, std::string* why) {
   return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
 }
-
-namespace detail {
-
-// The rung's workspace pool on `device`, created on first use. Its release threshold is the
-// maximum, so freed workspaces stay reserved and the next launch reuses them.
-inline Status workspace_pool(int device, cudaMemPool_t* pool) {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = pools.find(device); it != pools.end()) {
-    *pool = it->second;
-    return Status::kOk;
-  }
-  cudaMemPoolProps props = {};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  cudaMemPool_t created = nullptr;
-  if (const cudaError_t err = cudaMemPoolCreate(&created, &props); err != cudaSuccess) {
-    cudaGetLastError();
-    return from_cuda(err);
-  }
-  uint64_t threshold = UINT64_MAX;
-  if (const cudaError_t err = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &threshold);
-      err != cudaSuccess) {
-    cudaMemPoolDestroy(created);
-    cudaGetLastError();
-    return from_cuda(err);
-  }
-  pools.emplace(device, created);
-  *pool = created;
-  return Status::kOk;
-}
-
-// After each of several launches: the first failure's status (each launch's error is cleared).
-inline Status checked(Status sofar) {
-  const Status now = launch_status();
-  return sofar != Status::kOk ? sofar : now;
-}
-
-}  // namespace detail
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
 #ifndef SGEMM_SM90A_BUILT
@@ -430,7 +386,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   constexpr int kSm90Major = 9, kSm90Minor = 0;  // sm_90a code runs on compute capability 9.0 only
   if (major != kSm90Major || minor != kSm90Minor) return Status::kArch;
 
-  auto kernel = sgemm_13_wgmma_3xtf32<kBM, kBN, kBK, kStages, kPromoteSlab>;
+  auto kernel = sgemm_14_wgmma_3xtf32<kBM, kBN, kBK, kStages, kPromoteSlab>;
   if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
 
   // Workspace: Ahi, Alo [Mp][Kp], then Bhi, Blo [Np][Kp] (B transposed), all zero-padded.
@@ -438,14 +394,8 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   constexpr int64_t kMaxFloats = INT64_MAX / int64_t(2 * sizeof(float));  // hi and lo of each operand
   if (Mp + Np > kMaxFloats / Kp) return Status::kOutOfMemory;  // no byte count would fit in 64 bits
   const int64_t floats = 2 * (Mp + Np) * Kp;
-  cudaMemPool_t pool = nullptr;
-  if (const Status s = detail::workspace_pool(device, &pool); s != Status::kOk) return s;
   void* ws = nullptr;
-  if (const cudaError_t err = cudaMallocFromPoolAsync(&ws, size_t(floats) * sizeof(float), pool, stream);
-      err != cudaSuccess) {
-    cudaGetLastError();  // not sticky: clear it so later launches do not report it
-    return from_cuda(err);
-  }
+  if (const Status s = workspace_alloc(size_t(floats) * sizeof(float), stream, &ws); s != Status::kOk) return s;
   float* Ahi = static_cast<float*>(ws);
   float* Alo = Ahi + Mp * Kp;
   float* Bhi = Alo + Mp * Kp;
@@ -455,21 +405,21 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   const dim3 splitBlock(kSplitThreadsX, kSplitThreadsY);
   const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kSplitThreadsX)),
                    unsigned(std::min<int64_t>(ceil_div64(Mp, kSplitThreadsY), kMaxGridY)));
-  split_13_wgmma_3xtf32_a<<<gridA, splitBlock, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), Mp, Kp, Ahi,
+  split_14_wgmma_3xtf32_a<<<gridA, splitBlock, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), Mp, Kp, Ahi,
                                                                    Alo);
-  s = detail::checked(s);
+  s = launch_status_after(s);
   const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
-  split_13_wgmma_3xtf32_b<<<gridB, splitBlock, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), Np, Kp, Bhi,
+  split_14_wgmma_3xtf32_b<<<gridB, splitBlock, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), Np, Kp, Bhi,
                                                                    Blo);
-  s = detail::checked(s);
+  s = launch_status_after(s);
   const dim3 grid(unsigned(Np / kBN), unsigned(Mp / kBM));
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(int(a.M), int(a.N), Kp, a.alpha, Ahi, Alo, Bhi, Blo,
                                                                   a.beta, a.C, int(a.ldc));
-  s = detail::checked(s);
-  if (const cudaError_t err = cudaFreeAsync(ws, stream); err != cudaSuccess && s == Status::kOk) s = from_cuda(err);
+  s = launch_status_after(s);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 #endif
 }
 
-}  // namespace sgemm::rung13
+}  // namespace sgemm::rung14
 #endif

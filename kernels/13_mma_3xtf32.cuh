@@ -1,39 +1,39 @@
 // =====================================================================================
-// SGEMM Ladder — rung 11: 11_mma_tf32
-// TITLE: Tensor cores, 1xTF32 (NOT FP32-accurate)
-// PREVIOUS: 10_double_buffering   NEXT: 12_mma_3xtf32
-// LESSON: tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32
-// TILE: 128x128x32_64x64_m16n8k8_s3
+// SGEMM Ladder — rung 13: 13_mma_3xtf32
+// TITLE: Tensor cores, 3xTF32 (FP32-accurate)
+// PREVIOUS: 12_mma_tf32   NEXT: 14_wgmma_3xtf32
+// LESSON: 3xTF32: split each operand into a TF32 big part and a TF32 residual and run three MMAs, big*big + big*small + small*big
+// TILE: 128x128x32_64x32_m16n8k8_s3
 //
-// WHAT CHANGED: rung 10's cp.async pipeline, but the FFMAs are replaced by tensor-core MMAs: each
-//   warp computes its 64x64 tile as 4x8 tiles of 16x8, each advanced 8 k at a time by one
-//   mma.sync.m16n8k8 (2,048 FLOPs per instruction instead of 64 for a warp's FFMA). Operands are
-//   rounded to TF32 (cvt.rna) as they leave shared memory. A needs no transposition any more (the
-//   MMA fragment reads A by rows), so both tiles are filled by cp.async; rows are padded (A by
-//   4 floats, B by 8) so that the fragment reads hit 32 different banks.
-// WHY: rung 10 runs at ~70% of the H200's FP32 FFMA peak (66.9 TFLOP/s); no FFMA kernel gets past
-//   that peak. The tensor cores do ~7x more TF32 math per clock, at the price of precision: TF32
-//   keeps 10 of FP32's 23 mantissa bits, so each product carries a relative error up to 2^-10
-//   instead of 2^-24. This rung is the contrast for rung 12, which gets FP32 accuracy back.
-// PREDICTION: 2-3x cuBLAS SGEMM at 4096^3, norm-wise error ~1e-4 (vs ~1e-6), and about as fast as
-//   cuBLAS's own TF32 GEMM is not expected: mma.sync from padded shared memory with 32-bit LDS
-//   leaves the tensor cores waiting on shared-memory loads.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 136,145 GFLOP/s = 266.7% of cuBLAS at 4096^3;
-//   131,228 GFLOP/s = 255.8% at 8192^3. SASS vs rung 10: LDS.128 396 -> 0, LDS 0 -> 256,
-//   STG.E.64 0 -> 256, HMMA 0 -> 256; FFMA share 59.8% -> 4.8%; registers 253 -> 254. ncu vs rung
-//   10: tensor_hmma_active_pct 0.0% -> 46.4%, stall_mio_throttle 0.01 -> 0.22,
-//   stall_short_scoreboard 0.07 -> 0.29. Shown by: python3 tools/sass_report.py --diff 10 11;
-//   python3 tools/ncu_profile.py --kernel 11.</evidence>
+// WHAT CHANGED: rung 12's kernel, but every fragment value x is split into big = tf32(x) and
+//   small = tf32(x - big), and each MMA tile runs three mma.sync: small_a*big_b, big_a*small_b,
+//   then big_a*big_b (the small terms first). The small*small term (at most 2^-22 of the
+//   product) is dropped. The three MMAs of a k step start from zero and their sum is added to
+//   the accumulator with an FADD: the tensor core's FP32 accumulation truncates, and over all
+//   of K that error would grow past FP32's. Warp tiles shrink to 64x32 (8 warps) so that the
+//   split fragments fit in registers without spilling.
+// WHY: rung 12's TF32 products lose 13 mantissa bits (error up to 2^-10 per product, norm-wise
+//   ~1e-4). big + small keeps 22 bits of each operand, so the three products together are as
+//   accurate as an FP32 product to within 3 * 2^-22, for 3x the tensor-core work.
+// PREDICTION: norm-wise error no larger than cuBLAS SGEMM's (~1e-6); speed about a third of
+//   rung 12's tensor-core rate, less the split (2 cvt + 1 FSUB per fragment value) and the FADDs
+//   (4 per 3 MMAs): around 1.2-1.5x cuBLAS SGEMM at 4096^3.
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,232 GFLOP/s = 88.6% of cuBLAS at 4096^3; 45,748
+//   GFLOP/s = 89.2% at 8192^3. SASS vs rung 12: FADD 0 -> 704, FMUL 640 -> 320, FFMA 320 -> 160,
+//   STG.E.64 256 -> 128; FFMA share 4.8% -> 2.9%; registers 254 -> 175. ncu vs rung 12:
+//   stall_short_scoreboard 0.29 -> 0.02, stall_math_pipe_throttle 0.57 -> 0.39,
+//   issue_active_pct 41.0% -> 50.6%. Shown by: python3 tools/sass_report.py --diff 12 13;
+//   python3 tools/ncu_profile.py --kernel 13.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async); M, N, K and
-//   the leading dimensions below 2^31; M/BM below 2^16 (grid.y). Results are TF32-accurate only:
-//   the verifier's bound uses a per-product error of 2^-10.
+//   the leading dimensions below 2^31; M/BM below 2^16 (grid.y). An infinite input can give NaN
+//   where FP64 gives +-Inf: Inf * small (0 or either sign) enters the sum.
 // =====================================================================================
 #pragma once
 
 #include "common/common.cuh"
 #include "common/tf32.cuh"
 
-namespace sgemm::rung11 {
+namespace sgemm::rung13 {
 
 constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;  // the mma.sync.m16n8k8 tile
 
@@ -111,27 +111,39 @@ __device__ __forceinline__ void load_slab_async(Stage<BM, BN, BK, T> st, const f
 }
 
 // One slab on the tensor cores: for each 8-wide k step, read this lane's A and B fragments,
-// round them to TF32 and run the warp tile's kTilesM x kTilesN MMAs.
+// split each value into TF32 big and small parts and run the warp tile's kTilesM x kTilesN
+// MMA tiles three times: small_a*big_b, big_a*small_b, big_a*big_b.
 template <typename T, int BM, int BN, int BK>
 __device__ __forceinline__ void compute_slab(Stage<BM, BN, BK, T> st, float (&rAcc)[T::kTilesM][T::kTilesN][4],
                                              int wm0, int wn0, int g, int q) {
 #pragma unroll
   for (int kk = 0; kk < BK; kk += kMmaK) {
-    float rA[T::kTilesM][4];  // [kTilesM][4]: the A fragment of each MMA row tile
+    float rA[T::kTilesM][4], rAs[T::kTilesM][4];  // [kTilesM][4]: big and small A fragments
 #pragma unroll
     for (int i = 0; i < T::kTilesM; ++i) {
       const int r = wm0 + i * kMmaM + g;
-      rA[i][0] = to_tf32(st.a[r][kk + q]);
-      rA[i][1] = to_tf32(st.a[r + kMmaM / 2][kk + q]);
-      rA[i][2] = to_tf32(st.a[r][kk + q + kMmaK / 2]);
-      rA[i][3] = to_tf32(st.a[r + kMmaM / 2][kk + q + kMmaK / 2]);
+      split_tf32(st.a[r][kk + q], rA[i][0], rAs[i][0]);
+      split_tf32(st.a[r + kMmaM / 2][kk + q], rA[i][1], rAs[i][1]);
+      split_tf32(st.a[r][kk + q + kMmaK / 2], rA[i][2], rAs[i][2]);
+      split_tf32(st.a[r + kMmaM / 2][kk + q + kMmaK / 2], rA[i][3], rAs[i][3]);
     }
 #pragma unroll
     for (int j = 0; j < T::kTilesN; ++j) {
       const int c = wn0 + j * kMmaN + g;
-      const float rB[2] = {to_tf32(st.b[kk + q][c]), to_tf32(st.b[kk + q + kMmaK / 2][c])};  // [2]: B fragment
+      float rB[2], rBs[2];  // [2]: big and small B fragments
+      split_tf32(st.b[kk + q][c], rB[0], rBs[0]);
+      split_tf32(st.b[kk + q + kMmaK / 2][c], rB[1], rBs[1]);
 #pragma unroll
-      for (int i = 0; i < T::kTilesM; ++i) mma_tf32_16x8x8(rAcc[i][j], rA[i], rB);
+      for (int i = 0; i < T::kTilesM; ++i) {
+        // The tensor core's FP32 accumulation truncates: let it sum only this k step's three
+        // products (from zero), and add that to rAcc with a rounding FADD.
+        float rStep[4] = {};  // [4]: this k step's C fragment
+        mma_tf32_16x8x8(rStep, rAs[i], rB);
+        mma_tf32_16x8x8(rStep, rA[i], rBs);
+        mma_tf32_16x8x8(rStep, rA[i], rB);
+#pragma unroll
+        for (int v = 0; v < 4; ++v) rAcc[i][j][v] += rStep[v];
+      }
     }
   }
 }
@@ -184,7 +196,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 
 template <int BM, int BN, int BK, int WM, int WN, int Stages>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, Stages>::kThreads)
-sgemm_11_mma_tf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+sgemm_13_mma_3xtf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BM][BK+4], B tile [BK][BN+8])
   const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
@@ -194,14 +206,14 @@ sgemm_11_mma_tf32(int M, int N, int K, float alpha, const float* A, int lda, con
     block_tile<BM, BN, BK, WM, WN, Stages, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-}  // namespace sgemm::rung11
+}  // namespace sgemm::rung13
 
 #ifndef SGEMM_DEVICE_ONLY
 #include "common/launch.hpp"
 
-namespace sgemm::rung11 {
+namespace sgemm::rung13 {
 
-constexpr int kBM = 128, kBN = 128, kBK = 32, kWM = 64, kWN = 64, kStages = 3;
+constexpr int kBM = 128, kBN = 128, kBK = 32, kWM = 64, kWN = 32, kStages = 3;
 using Config = Tile<kBM, kBN, kBK, kWM, kWN, kStages>;
 
 std::string tile() {
@@ -214,7 +226,7 @@ bool supports(const GemmArgs& a, std::string* why) {
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
-  auto kernel = sgemm_11_mma_tf32<kBM, kBN, kBK, kWM, kWN, kStages>;
+  auto kernel = sgemm_13_mma_3xtf32<kBM, kBN, kBK, kWM, kWN, kStages>;
   if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
   const dim3 grid(ceil_div(a.N, kBN), ceil_div(a.M, kBM));
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
@@ -222,5 +234,5 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   return launch_status();
 }
 
-}  // namespace sgemm::rung11
+}  // namespace sgemm::rung13
 #endif
