@@ -65,6 +65,9 @@ RELEVANT = {
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",
            "stall_mio_throttle", "stall_barrier", "stall_short_scoreboard", "stall_math_pipe_throttle"]
+# Rungs whose lesson shows at other sizes than the default ones: those sizes are quoted first,
+# with the previous rung's figure beside each (split K changes nothing where the grid is full).
+EXTRA_SIZES = {"split_k": [1024, 1536, 3072]}
 SASS_SKIP = {"NOP"}
 TOP_SASS, TOP_NCU = 4, 3
 
@@ -90,17 +93,25 @@ def fmt_metric(col: str, v: float | None) -> str:
     return common.fmt_si(v)
 
 
-def perf_sentence(rung: int, results: dict | None, sizes: list[int]) -> str | None:
+def perf_sentence(rung: int, results: dict | None, sizes: list[int], extra: list[int] = (),
+                  prev: int | None = None) -> str | None:
     if results is None:
         return None
     parts = []
+    for n in extra:
+        row = common.result_at(results, rung, n, n, n)
+        before = common.result_at(results, prev, n, n, n) if prev is not None else None
+        if row and before:
+            parts.append(f"{n}^3 {before['pct_cublas']:.1f}% -> {row['pct_cublas']:.1f}% of cuBLAS")
+    first = True
     for n in sizes:
         row = common.result_at(results, rung, n, n, n)
         if not row:
             continue
         flag = "" if row["verified"] or not row["checked"] else " (FAILED verification)"
-        if not parts:
+        if first:
             parts.append(f"{row['gflops']:,.0f} GFLOP/s = {row['pct_cublas']:.1f}% of cuBLAS at {n}^3{flag}")
+            first = False
         else:
             parts.append(f"{row['gflops']:,.0f} GFLOP/s = {row['pct_cublas']:.1f}% at {n}^3{flag}")
     if not parts:
@@ -184,7 +195,8 @@ def evidence_text(rung: int, slug: str, prev: int | None, results: dict | None, 
     """The text between the tags for one rung (one paragraph, words joined by NBSP stay together)."""
     if results is None and sass is None and ncu is None:
         return NOT_MEASURED
-    sentences = [perf_sentence(rung, results, sizes) or f"GFLOP/s: {NOT_MEASURED}.",
+    extra = EXTRA_SIZES.get(re.sub(r"^\d+_", "", slug), [])
+    sentences = [perf_sentence(rung, results, sizes, extra, prev) or f"GFLOP/s: {NOT_MEASURED}.",
                  sass_sentence(rung, prev, sass) or f"SASS: {NOT_MEASURED}.",
                  ncu_sentence(rung, slug, prev, ncu) or f"ncu: {NOT_MEASURED}."]
     sass_cmd = f"python3 tools/sass_report.py --diff {prev} {rung}" if prev else \

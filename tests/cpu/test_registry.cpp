@@ -113,3 +113,21 @@ TEST(Registry, EveryRungFileIsRegistered) {
   }
   EXPECT_EQ(files, int(registered.size()));
 }
+
+// Rung 11's split-K model (host code, no GPU needed): it splits where the tile grid leaves the
+// H200's 264 resident blocks (132 SMs x 2) mostly idle, and never where the grid fills the chip.
+namespace sgemm::rung11 {
+int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots);
+}
+
+TEST(SplitK, SplitsOnlyWhereTheGridLeavesSmsIdle) {
+  constexpr int64_t kH200Slots = 132 * 2;
+  EXPECT_EQ(sgemm::rung11::choose_split(1024, 1024, 1024, kH200Slots), 4);  // 64 tiles
+  EXPECT_EQ(sgemm::rung11::choose_split(1536, 1536, 1536, kH200Slots), 3);  // 144 tiles
+  EXPECT_EQ(sgemm::rung11::choose_split(3072, 3072, 3072, kH200Slots), 4);  // 576 tiles: 2.2 waves
+  EXPECT_EQ(sgemm::rung11::choose_split(2048, 2048, 2048, kH200Slots), 1);  // 256 tiles: one full wave
+  EXPECT_EQ(sgemm::rung11::choose_split(4096, 4096, 4096, kH200Slots), 1);
+  EXPECT_EQ(sgemm::rung11::choose_split(8192, 8192, 8192, kH200Slots), 1);
+  EXPECT_EQ(sgemm::rung11::choose_split(127, 129, 65, kH200Slots), 1);      // too few slabs to split
+  EXPECT_LE(sgemm::rung11::choose_split(1, 1, 1 << 20, kH200Slots), 8);     // never more than 8
+}
