@@ -25,9 +25,7 @@
 #include "fault_lab.hpp"
 #endif
 
-#ifndef SGEMM_LADDER_GIT
-#define SGEMM_LADDER_GIT "unknown"
-#endif
+#include "sgemm_git_version.h"  // SGEMM_LADDER_GIT, generated at build time (cmake/GitVersion.cmake)
 
 using namespace sgemm::harness;
 
