@@ -3,7 +3,10 @@
 # configure-time value goes stale in a build directory that is reused across commits).
 #   cmake -DGIT=git -DSRC=<repo> -DOUT=<header> -P GitVersion.cmake
 set(version "unknown")
-if(GIT)
+if(DEFINED ENV{SGEMM_LADDER_GIT_DESCRIBE})
+  # A copy of the tree without its git history (e.g. a remote GPU machine) is told its commit.
+  set(version "$ENV{SGEMM_LADDER_GIT_DESCRIBE}")
+elseif(GIT)
   execute_process(COMMAND "${GIT}" describe --always --dirty --abbrev=12
                   WORKING_DIRECTORY "${SRC}" OUTPUT_VARIABLE described RESULT_VARIABLE rc
                   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
