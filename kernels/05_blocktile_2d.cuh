@@ -12,7 +12,7 @@
 //   64 FFMAs: 0.25 LDS per FFMA, and each block reuses every global element 128 times, not 64.
 // PREDICTION: ~1.4x rung 04 (shared-memory traffic per FFMA falls 4.5x; what remains is
 //   bank conflicts: threads of a warp read sB 8 floats apart, and sA rows 64 floats apart).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 31,430 GFLOP/s = 61.8% of cuBLAS at 4096^3; 31,107
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 31,474 GFLOP/s = 61.7% of cuBLAS at 4096^3; 31,164
 //   GFLOP/s = 60.8% at 8192^3. SASS vs rung 4: LDS 32 -> 0, FMUL 63 -> 255, FFMA 544 -> 2176,
 //   STG.E 64 -> 256; FFMA share 33.8% -> 45.1%; registers 64 -> 128; static smem bytes
 //   7168 -> 9216. ncu vs rung 4: stall_mio_throttle 1.93 -> 0.18,

@@ -18,8 +18,8 @@
 // MISS: wavefronts per FFMA fell 15%, speed +1% at 4096^3; at 8192^3 this tile (4x16 per thread)
 //   ran throttled (1740-1755 MHz in two runs, rung 08 at 1950-1965: the GPU's power limit) and
 //   lost to rung 08. Shared memory was not rung 08's bottleneck: its issue slots were (77%).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,635 GFLOP/s = 89.7% of cuBLAS at 4096^3; 42,653
-//   GFLOP/s = 83.3% at 8192^3. SASS vs rung 8: LDS.128 512 -> 640; FFMA share 72.2% -> 71.9%;
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,489 GFLOP/s = 89.2% of cuBLAS at 4096^3; 41,303
+//   GFLOP/s = 80.5% at 8192^3. SASS vs rung 8: LDS.128 512 -> 640; FFMA share 72.2% -> 71.9%;
 //   registers 162 -> 146. ncu vs rung 8: stall_long_scoreboard 0.19 -> 0.26,
 //   stall_mio_throttle 0.05 -> 0.06, smem_wavefronts_per_ffma 0.211 -> 0.18. Shown by:
 //   python3 tools/sass_report.py --diff 8 9; python3 tools/ncu_profile.py --kernel 9.</evidence>

@@ -22,8 +22,8 @@
 //   and FFMA is 60% of the instructions: address and fragment-shuffling work now competes with
 //   the FFMAs. The same source built by NVRTC (241 registers) ran 5% faster than nvcc's build
 //   (253): the tuner now times its finalists as nvcc builds them.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 47,037 GFLOP/s = 92.4% of cuBLAS at 4096^3; 48,159
-//   GFLOP/s = 94.1% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, other 1299 -> 3195,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 46,982 GFLOP/s = 92.1% of cuBLAS at 4096^3; 48,061
+//   GFLOP/s = 93.7% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, other 1299 -> 3195,
 //   FMUL 352 -> 704; FFMA share 71.9% -> 59.8%; registers 146 -> 253; static smem bytes
 //   25600 -> 1024. ncu vs rung 9: stall_barrier 0.17 -> 0.02, stall_long_scoreboard 0.26 -> 0.04,
 //   stall_mio_throttle 0.06 -> 0.01. Shown by: python3 tools/sass_report.py --diff 9 10;

@@ -21,9 +21,9 @@
 // MISS (small): 2.7x at 1024^3 rather than 3x, +43% at 1536^3, +22% at 3072^3 (more than
 //   predicted); the geometric mean over 1024^3-8192^3 rose from 71% to 89% of cuBLAS (README
 //   table). At 4096^3 and above the kernel is rung 10's, so the 95% target is still missed.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 29.6% -> 80.4% of cuBLAS; 1536^3 58.5% ->
-//   83.6% of cuBLAS; 3072^3 80.5% -> 98.5% of cuBLAS; 47,083 GFLOP/s = 92.5% of cuBLAS at 4096^3;
-//   48,483 GFLOP/s = 94.7% at 8192^3. SASS vs rung 10: STG.E 192 -> 288, other 3195 -> 4192,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 29.2% -> 79.6% of cuBLAS; 1536^3 58.8% ->
+//   83.9% of cuBLAS; 3072^3 80.3% -> 98.5% of cuBLAS; 47,028 GFLOP/s = 92.2% of cuBLAS at 4096^3;
+//   48,461 GFLOP/s = 94.5% at 8192^3. SASS vs rung 10: STG.E 192 -> 288, other 3195 -> 4192,
 //   branch 668 -> 859; FFMA share 59.8% -> 54.9%; registers 253 -> 255. ncu vs rung 10:
 //   smem_st_bank_conflicts 12.7k -> 1.97k, stall_mio_throttle 0.01 -> 0.02,
 //   stall_short_scoreboard 0.07 -> 0.13. Shown by: python3 tools/sass_report.py --diff 10 11;

@@ -5,7 +5,9 @@
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
 #   steps: probe build build-debug tune test sanitize bench results soak sass ncu gdb fault
-#   (default: probe build test bench). TUNE_ARGS and SOAK_MINUTES pass options through.
+#   (default: probe build test bench). TUNE_ARGS and SOAK_MINUTES pass options through; on a copy
+#   of the tree without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the
+#   results file records the commit measured.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
