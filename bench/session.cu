@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "harness/cuda_check.hpp"
 #include "harness/report.hpp"
@@ -27,6 +28,7 @@ RowCounters counters_for(const Rung& r, const Shape& s) {
   c.M = s.M;
   c.N = s.N;
   c.K = s.K;
+  c.fp32_accurate = r.precision.fp32_accurate;
   return c;
 }
 
@@ -106,25 +108,29 @@ void Session::fail(benchmark::State& state, const std::string& name, const std::
   state.SkipWithError(message.c_str());
 }
 
-VerifyResult Session::verify_rung(const Rung& rung, Problem& p) {
+VerifyResult Session::verify_launch(Problem& p, const Precision& precision,
+                                    const std::function<Status(std::string*)>& launch) {
   p.reset_c(0);
   std::string detail;
-  const Status s = run(rung.id, p.args(0), stream_, &detail);
-  if (s != Status::kOk) throw std::runtime_error(detail);
+  const Status s = launch(&detail);
+  if (s != Status::kOk) throw std::runtime_error(detail.empty() ? status_string(s) : detail);
   SGEMM_CUDA(cudaStreamSynchronize(stream_));
-  return verify(p, rung.precision);
+  return verify(p, precision);
+}
+
+VerifyResult Session::verify_rung(const Rung& rung, Problem& p) {
+  return verify_launch(p, rung.precision, [&](std::string* detail) { return run(rung.id, p.args(0), stream_, detail); });
 }
 
 Session::Tf32Baseline Session::cublas_tf32_on(Problem& p, const std::string& key, const Precision& precision,
                                               int launches) {
   Tf32Baseline& b = cublas_tf32_[key];
-  if (b.rel_err < 0) {
-    p.reset_c(0);
-    const Status s = cublas_tf32(p.args(0), stream_);
-    if (s != Status::kOk) throw std::runtime_error(std::string("cuBLAS TF32: ") + status_string(s));
-    SGEMM_CUDA(cudaStreamSynchronize(stream_));
-    b.rel_err = verify(p, precision).rel_err;
-  }
+  if (b.rel_err < 0)
+    b.rel_err = verify_launch(p, precision, [&](std::string* detail) {
+                  const Status s = cublas_tf32(p.args(0), stream_);
+                  if (s != Status::kOk) *detail = std::string("cuBLAS TF32: ") + status_string(s);
+                  return s;
+                }).rel_err;
   if (launches > 0 && b.ms < 0) {
     const auto ms = time_launches([&](int set) { return cublas_tf32(p.args(set), stream_); }, p.sets(), launches,
                                   {o_.warmup}, stream_);
@@ -170,7 +176,6 @@ void Session::run_row(benchmark::State& state, const std::string& name, const Ru
     record_samples(state, samples, &c);
     if (rung.id == 0) cublas_ms_[shape.str()] = c.ms;
     c.pct_cublas = c.ms > 0 ? 100.0 * cublas_ms(shape) / c.ms : 0.0;
-    c.fp32_accurate = rung.precision.fp32_accurate;
     if (!c.fp32_accurate) {  // also against cuBLAS's TF32 GEMM, same inputs, same timing
       const Tf32Baseline b = cublas_tf32_on(p, shape_key(shape, o_.input, true), rung.precision, count);
       c.pct_cublas_tf32 = c.ms > 0 ? 100.0 * b.ms / c.ms : 0.0;
@@ -202,7 +207,6 @@ void Session::run_accuracy(benchmark::State& state, const std::string& name, con
     c.rel_err = v.rel_err;
     c.max_abs_err = v.max_abs_err;
     record_samples(state, samples, &c);
-    c.fp32_accurate = rung.precision.fp32_accurate;
     if (!c.fp32_accurate) c.cublas_tf32_rel_err = cublas_tf32_on(p, shape_key(shape, kind, false), rung.precision, 0).rel_err;
     set_counters(state, c);
     state.counters["accuracy_sweep"] = 1;

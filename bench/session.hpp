@@ -2,6 +2,7 @@
 // Google Benchmark functions that verify and time each (rung, shape) row.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +40,9 @@ class Session {
                     harness::InputKind kind);
   harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, bool rotate);
   double cublas_ms(const harness::Shape& shape);
+  // Poison C of set 0, run `launch` (it may fill the detail of a failure), wait, verify.
+  harness::VerifyResult verify_launch(harness::Problem& p, const Precision& precision,
+                                      const std::function<Status(std::string*)>& launch);
   harness::VerifyResult verify_rung(const Rung& rung, harness::Problem& p);
   // cuBLAS's TF32 GEMM on the problem `key` names (the comparison for rungs that are not
   // FP32-accurate): its rel_err and, when `launches` > 0, its median time. Cached per key.

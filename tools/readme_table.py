@@ -26,7 +26,8 @@ BEGIN, END = "<!-- ladder-table:begin -->", "<!-- ladder-table:end -->"
 GEOMEAN_SIZES = (1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-def load_rows(path: Path) -> tuple[dict, list[dict]]:
+def load_rows(path: Path) -> tuple[dict, list[dict], list[dict]]:
+    """The context, the timed rows and the accuracy-sweep rows of a results file."""
     data = json.loads(path.read_text())
     rows = []
     for b in data.get("benchmarks", []):
@@ -38,12 +39,11 @@ def load_rows(path: Path) -> tuple[dict, list[dict]]:
                      "gflops": b["GFLOPS"], "pct": b["pct_cublas"], "rel_err": b["rel_err"],
                      "verified": int(b["verified"]), "checked": int(b.get("checked", 1)), "ms": b.get("ms", 0.0),
                      "fp32_accurate": int(b.get("fp32_accurate", 1)), "pct_tf32": b.get("pct_cublas_tf32")})
-    return data.get("context", {}), rows
+    return data.get("context", {}), rows, accuracy_rows(data)
 
 
-def load_accuracy(path: Path) -> list[dict]:
+def accuracy_rows(data: dict) -> list[dict]:
     """Rows of the accuracy sweep: accuracy/<slug>/<input>/MxNxK."""
-    data = json.loads(path.read_text())
     out = []
     for b in data.get("benchmarks", []):
         parts = b.get("name", "").split("/")
@@ -185,12 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.results.exists():
         print(f"readme_table: {args.results} does not exist (run sgemm_bench --json on a GPU first)", file=sys.stderr)
         return 1
-    context, rows = load_rows(args.results)
+    context, rows, accuracy = load_rows(args.results)
     try:
         name = str(args.results.resolve().relative_to(ROOT))
     except ValueError:
         name = args.results.name
-    table = render(context, rows, name, load_accuracy(args.results))
+    table = render(context, rows, name, accuracy)
     old = args.readme.read_text()
     new = rewrite(old, table)
     if args.check:
