@@ -16,7 +16,7 @@ struct Rung09 {
 };
 
 struct Rung10 {
-  static constexpr int BM = 64, BN = 256, BK = 32, WM = 32, WN = 128, TM = 8, TN = 16, Stages = 2;
+  static constexpr int BM = 64, BN = 256, BK = 32, WM = 32, WN = 128, TM = 8, TN = 16, Stages = 2, KU = 32;
 };
 
 constexpr const char* kSource = "NVIDIA H200, sm_90, 2026-11-21, ranked at 4096^3 and 8192^3";

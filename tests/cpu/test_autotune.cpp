@@ -16,9 +16,10 @@ namespace {
 
 const std::string kKernels = std::string(SGEMM_SOURCE_DIR) + "/kernels";
 
-Config make(int rung, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int S) {
+Config make(int rung, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int S, int U = 0) {
   Config c;
   c.rung = rung, c.BM = BM, c.BN = BN, c.BK = BK, c.WM = WM, c.WN = WN, c.TM = TM, c.TN = TN, c.Stages = S;
+  c.KU = U > 0 ? U : BK;  // rung 10: the whole slab unrolled unless asked
   return c;
 }
 
@@ -39,13 +40,13 @@ TEST(AutotuneSpace, TunedHeaderHoldsValidConfigurations) {
   EXPECT_EQ(invalid_reason(make(9, Rung09::BM, Rung09::BN, Rung09::BK, Rung09::WM, Rung09::WN, Rung09::TM,
                                 Rung09::TN, 0), lim), "");
   EXPECT_EQ(invalid_reason(make(10, Rung10::BM, Rung10::BN, Rung10::BK, Rung10::WM, Rung10::WN, Rung10::TM,
-                                Rung10::TN, Rung10::Stages), lim), "");
+                                Rung10::TN, Rung10::Stages, Rung10::KU), lim), "");
 }
 
 TEST(AutotuneSpace, TileTextMatchesTheRegistry) {
   using namespace sgemm::tuned;
   EXPECT_EQ(make(10, Rung10::BM, Rung10::BN, Rung10::BK, Rung10::WM, Rung10::WN, Rung10::TM, Rung10::TN,
-                 Rung10::Stages).tile(),
+                 Rung10::Stages, Rung10::KU).tile(),
             sgemm::find_rung(10)->tile());
   EXPECT_EQ(make(8, Rung08::BM, Rung08::BN, Rung08::BK, 0, 0, Rung08::TM, Rung08::TN, 0).tile(),
             sgemm::find_rung(8)->tile());
@@ -63,14 +64,15 @@ TEST(AutotuneSpace, RejectsWithAReason) {
 TEST(AutotuneSpace, RulesAgreeWithTheRungFilesStaticAsserts) {
   const Limits lim;
   const Config good[] = {make(8, 64, 128, 16, 0, 0, 8, 4, 0), make(9, 128, 64, 16, 32, 64, 8, 8, 0),
-                         make(10, 64, 128, 16, 32, 64, 8, 8, 2)};
+                         make(10, 64, 128, 16, 32, 64, 8, 8, 2), make(10, 64, 128, 32, 32, 64, 8, 8, 3, 8)};
   for (const Config& c : good) {
     ASSERT_EQ(invalid_reason(c, lim), "") << c.tile();
     const Compiled k = compile(c, kKernels, "sm_90");
     EXPECT_TRUE(k.ok) << c.name_expression() << "\n" << k.log;
   }
   // Broken divisibility / warp-shape rules: the static_asserts must fire.
-  const Config bad[] = {make(9, 128, 128, 8, 64, 64, 8, 8, 0), make(10, 128, 128, 64, 64, 32, 8, 8, 3)};
+  const Config bad[] = {make(9, 128, 128, 8, 64, 64, 8, 8, 0), make(10, 128, 128, 64, 64, 32, 8, 8, 3),
+                        make(10, 64, 128, 16, 32, 64, 8, 8, 2, 12)};
   for (const Config& c : bad) {
     ASSERT_NE(invalid_reason(c, lim), "") << c.tile();
     const Compiled k = compile(c, kKernels, "sm_90");

@@ -138,7 +138,7 @@ Config current_config(int rung) {
   } else {
     using T = tuned::Rung10;
     c.BM = T::BM, c.BN = T::BN, c.BK = T::BK, c.WM = T::WM, c.WN = T::WN, c.TM = T::TM, c.TN = T::TN;
-    c.Stages = T::Stages;
+    c.Stages = T::Stages, c.KU = T::KU;
   }
   return c;
 }
@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
   std::string kernels_dir = std::string(SGEMM_SOURCE_DIR) + "/kernels", out, json;
   std::string work_dir = "/tmp/sgemm_autotune";
   bool write_headers = true;
+  std::vector<std::string> only;
   app.add_option("--rungs", rungs, "rungs to tune (default 8,9,10)")->delimiter(',');
   app.add_option("--size", size, "M = N = K used to rank every configuration (default 4096)");
   app.add_option("--confirm-size", confirm, "second size for the finalists (default 8192; 0: none)");
@@ -166,6 +167,10 @@ int main(int argc, char** argv) {
   app.add_option("--json", json, "write every configuration's outcome here");
   app.add_option("--work-dir", work_dir, "temporary files of the nvcc builds (default /tmp/sgemm_autotune)");
   app.add_flag("!--no-headers", write_headers, "do not update the TILE lines of the rung files");
+  app.add_option("--only", only,
+                 "time only these tiles, as the tuner prints them (e.g. 64x256x32_32x128_8x16_s2_u8): a "
+                 "comparison, which writes no header unless --out is given")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   for (int r : rungs)
     if (std::find(tunable_rungs().begin(), tunable_rungs().end(), r) == tunable_rungs().end()) {
@@ -181,6 +186,8 @@ int main(int argc, char** argv) {
     check_cu(cuInit(0), "cuInit");
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
+    const bool comparison_only = !only.empty() && out.empty();
+    if (comparison_only) write_headers = false;
     if (out.empty()) out = kernels_dir + "/tuned/" + arch + ".cuh";
     if (std::system(("mkdir -p \"" + work_dir + "\"").c_str()) != 0)
       throw std::runtime_error("cannot create " + work_dir);
@@ -238,6 +245,19 @@ int main(int argc, char** argv) {
         std::vector<Config> sample;
         for (int i = 0; i < max_configs; ++i) sample.push_back(valid[size_t(i) * valid.size() / max_configs]);
         valid = sample;
+      }
+      if (!only.empty()) {  // a comparison of named tiles: the rest are not compiled
+        std::vector<Config> picked;
+        for (const Config& c : valid)
+          if (std::find(only.begin(), only.end(), c.tile()) != only.end()) picked.push_back(c);
+        valid = picked;
+        if (valid.empty()) {
+          RungOutcome keep;
+          keep.winner = current_config(rung);
+          keep.record = previous_record(out, rung);
+          outcomes.push_back(keep);
+          continue;
+        }
       }
       std::printf("\n[rung %d] %zu candidates, %zu valid after the pre-compile checks\n", rung, cands.size(),
                   valid.size());
@@ -325,6 +345,10 @@ int main(int argc, char** argv) {
                                        return c.tile() == ranked[f]->config.tile();
                                      }) - valid.begin());
             shipped[f] = compile_nvcc(ranked[f]->config, kernels_dir, arch, compiled[i].lowered, work_dir);
+            // Keep NVRTC's cubin beside nvcc's (<work-dir>/rungN_<tile>.cu.cubin) to compare their SASS.
+            const std::string rtc = work_dir + "/rung" + std::to_string(ranked[f]->config.rung) + "_" +
+                                    ranked[f]->config.tile() + ".nvrtc.cubin";
+            std::ofstream(rtc, std::ios::binary).write(compiled[i].cubin.data(), std::streamsize(compiled[i].cubin.size()));
           });
         for (auto& t : nv) t.join();
       }
@@ -361,6 +385,9 @@ int main(int argc, char** argv) {
       outcomes.push_back(o);
       all.insert(all.end(), entries.begin(), entries.end());
     }
+    for (const std::string& t : only)
+      if (std::none_of(all.begin(), all.end(), [&](const Entry& e) { return e.config.tile() == t; }))
+        std::printf("--only: %s is not a valid configuration of the rungs searched\n", t.c_str());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
     char date[32];
@@ -368,8 +395,12 @@ int main(int argc, char** argv) {
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
     const std::string source = dev.name + ", " + arch + ", " + date + ", ranked at " + std::to_string(size) +
                                "^3 and " + std::to_string(confirm) + "^3";
-    std::ofstream(out) << tuned_header(outcomes, source);
-    std::printf("\nwrote %s (%.0f s)\n", out.c_str(), seconds);
+    if (comparison_only) {
+      std::printf("\n--only without --out: a comparison, no tuned header written (%.0f s)\n", seconds);
+    } else {
+      std::ofstream(out) << tuned_header(outcomes, source);
+      std::printf("\nwrote %s (%.0f s)\n", out.c_str(), seconds);
+    }
     if (write_headers)
       for (const RungOutcome& o : outcomes) update_tile_line(kernels_dir + "/" + o.winner.rung_file(), o.winner.tile());
     if (!json.empty()) {

@@ -45,7 +45,7 @@ std::string Config::name_expression() const {
   os << kernel_name() << "<" << BM << "," << BN << "," << BK;
   if (rung != 8) os << "," << WM << "," << WN;
   os << "," << TM << "," << TN;
-  if (rung == 10) os << "," << Stages;
+  if (rung == 10) os << "," << Stages << "," << KU;
   os << ">";
   return os.str();
 }
@@ -55,7 +55,7 @@ std::string Config::tile() const {
   os << BM << "x" << BN << "x" << BK << "_";
   if (rung != 8) os << WM << "x" << WN << "_";
   os << TM << "x" << TN;
-  if (rung == 10) os << "_s" << Stages;
+  if (rung == 10) os << "_s" << Stages << "_u" << KU;
   return os.str();
 }
 
@@ -77,6 +77,7 @@ std::string invalid_reason(const Config& c, const Limits& lim) {
   if (c.BM % kWarp || c.BK > kWarp) return "the swizzle needs BM % 32 == 0 and BK <= 32";
   if (c.rung == 10) {
     if (c.Stages < 2) return "a pipeline needs at least two stages";
+    if (c.KU <= 0 || c.KU % kVec || c.BK % c.KU) return "the unrolled chunk KU must be a multiple of 4 dividing BK";
     if (c.smem_bytes() > lim.dynamic_smem_bytes) return "shared memory exceeds the per-block limit";
   } else if (c.smem_bytes() > lim.static_smem_bytes) {
     return "static shared memory exceeds 48 KiB";
@@ -103,6 +104,7 @@ std::vector<Config> candidates(int rung) {
   const int thr[] = {4, 8, 16};
   const int warps[] = {16, 32, 64, 128};
   const int stages[] = {2, 3, 4};
+  const int unrolls[] = {8, 16, 32};
   for (int BM : blocks)
     for (int BN : blocks)
       for (int BK : ks)
@@ -122,10 +124,12 @@ std::vector<Config> candidates(int rung) {
                   out.push_back(c);
                   continue;
                 }
-                for (int S : stages) {
-                  c.Stages = S;
-                  out.push_back(c);
-                }
+                for (int S : stages)
+                  for (int U : unrolls) {
+                    if (U > BK) continue;  // not a candidate at all: KU <= BK by definition
+                    c.Stages = S, c.KU = U;
+                    out.push_back(c);
+                  }
               }
           }
   return out;
@@ -165,7 +169,7 @@ std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::st
        << ", BN = " << c.BN << ", BK = " << c.BK;
     if (c.rung != 8) os << ", WM = " << c.WM << ", WN = " << c.WN;
     os << ", TM = " << c.TM << ", TN = " << c.TN;
-    if (c.rung == 10) os << ", Stages = " << c.Stages;
+    if (c.rung == 10) os << ", Stages = " << c.Stages << ", KU = " << c.KU;
     os << ";\n};\n\n";
   }
   os << "constexpr const char* kSource = \"" << source << "\";\n\n}  // namespace sgemm::tuned\n";

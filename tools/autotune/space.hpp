@@ -13,6 +13,7 @@ struct Config {
   int WM = 0, WN = 0;             // warp tile (rungs 9, 10)
   int TM = 0, TN = 0;             // thread tile
   int Stages = 0;                 // pipeline depth (rung 10)
+  int KU = 0;                     // k steps unrolled per loop iteration, divides BK (rung 10)
 
   int threads() const;
   int smem_bytes() const;          // shared memory per block
@@ -20,7 +21,7 @@ struct Config {
   std::string rung_file() const;   // "10_double_buffering.cuh"
   std::string kernel_name() const; // "sgemm::rung10::sgemm_10_double_buffering"
   std::string name_expression() const;  // kernel_name() + "<...>"
-  std::string tile() const;        // the registry's tile text, e.g. "128x128x8_64x32_8x8_s3"
+  std::string tile() const;        // the registry's tile text, e.g. "128x128x8_64x32_8x8_s3_u8"
 };
 
 // Limits a configuration must respect on the target GPU.
