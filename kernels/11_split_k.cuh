@@ -3,7 +3,7 @@
 // TITLE: Split-K against wave quantization
 // PREVIOUS: 10_double_buffering   NEXT: 12_mma_tf32
 // LESSON: fill the chip: when the tile grid leaves SMs idle, split K across blocks and sum the partial tiles
-// TILE: 64x256x32_32x128_8x16_s2
+// TILE: 64x256x32_32x128_8x16_s2_u32
 //
 // WHAT CHANGED: rung 10's kernel, with a third grid dimension: block z computes its tile over
 //   slabs [z*S_k, (z+1)*S_k) of K only. With split S > 1 each block writes its raw partial tile
@@ -38,7 +38,7 @@
 
 namespace sgemm::rung11 {
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
 struct Tile {
   static constexpr int kWarps = (BM / WM) * (BN / WN);    // one warp per WM x WN warp tile
   static constexpr int kThreads = kWarps * kWarpSize;
@@ -62,6 +62,7 @@ struct Tile {
   static_assert(kThreads % kVecB == 0 && BK % kRowsB == 0, "the threads must copy the B tile in whole passes");
   static_assert(BM % kWarpSize == 0 && BK <= kWarpSize, "the swizzle permutes within 32-float chunks of a row");
   static_assert(Stages >= 2, "a pipeline needs at least two stages");
+  static_assert(KU % kVecWidth == 0 && BK % KU == 0, "the k loop is unrolled in whole quads that divide the slab");
 };
 
 // Column of element (k, m) in the swizzled, transposed A tile. m and the result are floats;
@@ -131,13 +132,14 @@ __device__ __forceinline__ void load_b_async(Stage<BM, BN> st, const float* B, i
   }
 }
 
-// The register fragments of step k: a lane's TM values of A and TN values of B.
+// The register fragments of step k: a lane's TM values of A and TN values of B. quad = k / 4,
+// passed apart so that a k made of a runtime chunk plus a constant still swizzles in one XOR.
 template <typename T, int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int aBase,
-                                              int bBase) {
+__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int quad,
+                                              int aBase, int bBase) {
 #pragma unroll
   for (int g = 0; g < T::kGroupsM; ++g) {
-    const float4 v = load_f4(&st.a[k][swizzle_a<BK>(k, aBase + g * (WM / T::kGroupsM))]);
+    const float4 v = load_f4(&st.a[k][swizzle_a<BK>(quad * kVecWidth, aBase + g * (WM / T::kGroupsM))]);
     rA[g * 4] = v.x, rA[g * 4 + 1] = v.y, rA[g * 4 + 2] = v.z, rA[g * 4 + 3] = v.w;
   }
 #pragma unroll
@@ -155,11 +157,11 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
     for (int j = 0; j < TN; ++j) rAcc[i][j] += rA[i] * rB[j];
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, bool kGuard>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, float* W,
                                            int ldw, int slabsPerSplit) {
-  using T = Tile<BM, BN, BK, WM, WN, TM, TN, Stages>;
+  using T = Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;  // this warp's tile
@@ -192,26 +194,33 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   cp_async_wait<Stages - 2>();
   __syncthreads();
   float rA[2][TM], rB[2][TN];  // double-buffered register fragments
-  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(kt0), 0, aBase, bBase);
+  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(kt0), 0, 0, aBase, bBase);
 
-  for (int kt = kt0; kt < kTiles; ++kt) {
-    issue_b(kt + Stages - 1);  // into the stage every warp left at the last barrier
+  // The k loop runs in chunks of KU steps: only one chunk is unrolled, so the loop body stays
+  // small enough for the instruction cache (a whole 32-step slab of 8x16 outer products is 70 KB
+  // of SASS). KU == BK unrolls a whole slab.
+  constexpr int kChunks = BK / KU;  // chunks per slab
+#pragma unroll 1
+  for (int chunk = kt0 * kChunks; chunk < kTiles * kChunks; ++chunk) {
+    const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
+    if (c == 0) issue_b(kt + Stages - 1);                 // into the stage every warp left at the last barrier
+    const Stage<BM, BN> st = stage(kt);
 #pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      if (k == BK - 1) {
+    for (int k = 0; k < KU; ++k) {
+      if (k == KU - 1 && c == kChunks - 1) {
         // End of the slab: publish A slab kt+1, wait for B slab kt+1, then prefetch its first
         // fragment and start loading A slab kt+2.
         if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
         cp_async_wait<Stages - 2>();
         __syncthreads();
         if (kt + 1 < kTiles) {
-          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, aBase,
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
                                                        bBase);
           if (kt + 2 < kTiles) fetch_a(kt + 2);
         }
-      } else {
-        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt), k + 1, aBase,
-                                                     bBase);
+      } else {  // step c*KU + k + 1 of this slab
+        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1,
+                                                     c * (KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
       }
       outer_product(rA[k % 2], rB[k % 2], rAcc);
     }
@@ -235,18 +244,18 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages>::kThreads,
-                                  Tile<BM, BN, BK, WM, WN, TM, TN, Stages>::kMinBlocks)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
+                                  Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
 sgemm_11_split_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                  float* C, int ldc, float* W, int ldw, int slabsPerSplit) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
   const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
   if (interior)
-    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
                                                           ldw, slabsPerSplit);
   else
-    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
                                                          ldw, slabsPerSplit);
 }
 
@@ -282,8 +291,8 @@ namespace sgemm::rung11 {
 
 using Tuned = tuned::Rung10;  // rung 10's tiles: this rung changes only how the grid covers K
 constexpr int kBM = Tuned::BM, kBN = Tuned::BN, kBK = Tuned::BK, kWM = Tuned::WM, kWN = Tuned::WN,
-              kTM = Tuned::TM, kTN = Tuned::TN, kStages = Tuned::Stages;
-using Config = Tile<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages>;
+              kTM = Tuned::TM, kTN = Tuned::TN, kStages = Tuned::Stages, kKU = Tuned::KU;
+using Config = Tile<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
 
 constexpr int kMaxSplit = 8;        // at most 8 partial tiles per output tile
 constexpr int kMinSlabsPerSplit = 4;  // each block still runs a pipeline of >= 4 slabs
@@ -296,7 +305,7 @@ constexpr int kReduceThreads = 256;
 std::string tile() {
   return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" + std::to_string(kWM) +
          "x" + std::to_string(kWN) + "_" + std::to_string(kTM) + "x" + std::to_string(kTN) + "_s" +
-         std::to_string(kStages);
+         std::to_string(kStages) + "_u" + std::to_string(kKU);
 }
 
 bool supports(const GemmArgs& a, std::string* why) {
@@ -320,7 +329,7 @@ int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots) {
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
-  auto kernel = sgemm_11_split_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages>;
+  auto kernel = sgemm_11_split_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
   if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
   int device = 0, sms = 0, perSm = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);

@@ -156,8 +156,8 @@ case $profile in
     is_uint "$stages" || die "rung $kernel ($slug, tile '$tile') has no pipeline depth"
     stage_floats=$(( bk * bm + bk * bn ))  # one stage of smem[]: A tile [BK][BM], then B tile [BK][BN]
     a0="smem[(kt % $stages) * $stage_floats]" b0="smem[(kt % $stages) * $stage_floats + $(( bk * bm ))]"
-    condition="$base && kt == $step && k == 0"
-    vars=(m0 n0 kt k warp lane aBase bBase)
+    condition="$base && kt == $step && c == 0 && k == 0"  # c: the chunk of KU steps within the slab
+    vars=(m0 n0 kt c k warp lane aBase bBase)
     tiles="stage kt % $stages of the dynamic smem[]: A tile [BK][BM] (transposed, swizzled), then B tile [BK][BN]"
     print_tiles=("print ${a0}@8" "print ${b0}@8" "print rA" "print rB")
     print_global=("print A[(long)m0 * lda + kt * $bk]" "print B[(long)(kt * $bk) * ldb + n0]")
