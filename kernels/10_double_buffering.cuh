@@ -3,7 +3,7 @@
 // TITLE: Multi-stage cp.async pipeline
 // PREVIOUS: 09_warptiling   NEXT: 11_split_k
 // LESSON: double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch
-// TILE: 64x256x32_32x128_8x16_s2_u32
+// TILE: 64x256x32_32x128_8x16_s2_u8
 //
 // WHAT CHANGED: rung 09's tiles, now software-pipelined. (1) B slabs are copied global -> shared
 //   with cp.async (LDGSTS: no registers, no waiting) into a ring of `Stages` buffers, Stages-1
@@ -11,17 +11,22 @@
 //   cp.async cannot do, so the next A slab is loaded into registers (LDG.128) while the current
 //   slab is computed, and stored transposed into its buffer at the end. (3) The register
 //   fragments of step k+1 are read from shared memory while the FFMAs of step k run. (4) One
-//   __syncthreads per slab instead of two.
+//   __syncthreads per slab instead of two. (5) The k loop is unrolled KU steps at a time (tuned).
 // WHY: rung 09 ran load -> barrier -> compute -> barrier for every slab: each warp waited for
 //   the global loads (~600 cycles) and for the shared loads (~30) with nothing to overlap them,
 //   which ncu shows as long_scoreboard and barrier stalls.
 // PREDICTION: stall_long_scoreboard and stall_barrier mostly disappear, LDGSTS appears in the
 //   SASS; +5-15% over rung 09, close to cuBLAS.
-// MISS (partly): the stalls went (long_scoreboard 0.26 -> 0.04, barrier 0.17 -> 0.02) but the
-//   gain is +3% / +14% at 4096^3 / 8192^3: 92-94% of cuBLAS, not 95%. Issue slots are 80% busy
-//   and FFMA is 60% of the instructions: address and fragment-shuffling work now competes with
-//   the FFMAs. The same source built by NVRTC (241 registers) ran 5% faster than nvcc's build
-//   (253): the tuner now times its finalists as nvcc builds them.
+// MISS, first try (whole slab unrolled): the stalls went (long_scoreboard 0.26 -> 0.04, barrier
+//   0.17 -> 0.02) but the gain was +3% / +14% at 4096^3 / 8192^3, 92-94% of cuBLAS, with issue
+//   slots 80% busy. Against cuBLAS, the extra stalls per issue were no_instruction 0.13 (0.02),
+//   wait 0.15 (0.01) and dispatch 0.21 (0.10): the 32 unrolled steps of 8x16 outer products are
+//   70 KB of SASS, more than the instruction cache holds, so warps wait for their instructions.
+// PREDICTION, second try (KU = 8: an 18 KB loop body): no_instruction falls to cuBLAS's level,
+//   issue slots ~85% busy, +5%. Measured (exp35): no_instruction 0.13 -> 0.06, wait 0.15 -> 0.10,
+//   issue 80% -> 83%, +4% at 4096^3 and +2% at 8192^3; dispatch stalls (0.22) remain. The tuner
+//   now searches KU (8, 16, 32) and ranks with nvcc's code: NVRTC built KU = 8 12% slower and
+//   KU = 32 6% faster than nvcc did, so an NVRTC ranking picked the wrong kernel for the library.
 // EVIDENCE: <evidence>Measured on NVIDIA H200: 46,982 GFLOP/s = 92.1% of cuBLAS at 4096^3; 48,061
 //   GFLOP/s = 93.7% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, other 1299 -> 3195,
 //   FMUL 352 -> 704; FFMA share 71.9% -> 59.8%; registers 146 -> 253; static smem bytes
