@@ -157,10 +157,10 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
     for (int j = 0; j < TN; ++j) rAcc[i][j] += rA[i] * rB[j];
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kSplit, bool kGuard>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, float* W,
-                                           int ldw, int slabsPerSplit) {
+                                           int ldw) {
   using T = Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -168,10 +168,8 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   const int aBase = wm0 + lane / T::kLaneCols * kVecWidth;              // this lane's first row
   const int bBase = wn0 + lane % T::kLaneCols * kVecWidth;              // and first column
   float rAcc[TM][TN] = {};  // [TM][TN]: rows aBase + g*WM/kGroupsM + v, columns likewise
-  // This block's slabs of K: [kt0, kTiles) of the whole K loop (blockIdx.z's share).
-  const int kt0 = blockIdx.z * slabsPerSplit;
-  const int kTiles = min(ceil_div(K, BK), kt0 + slabsPerSplit);
-  auto stage = [&](int tile) { return stage_at<T, BM, BN, BK>(smem, (tile - kt0) % Stages); };
+  const int kTiles = ceil_div(K, BK);
+  auto stage = [&](int tile) { return stage_at<T, BM, BN, BK>(smem, tile % Stages); };
   // Edge blocks and the K tail check bounds; interior full slabs do not.
   auto issue_b = [&](int tile) {  // the cp.async of one B slab, as one commit group
     if (tile < kTiles) {
@@ -186,22 +184,22 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
     else load_a<T, BM, BK, false>(rStage, A, lda, M, K, m0, tile * BK);
   };
 
-  // Prologue: B slabs kt0 .. kt0+Stages-2 in flight, A slab kt0 stored, A slab kt0+1 in flight.
-  for (int s = 0; s < Stages - 1; ++s) issue_b(kt0 + s);
-  fetch_a(kt0);
-  store_a<T, BM, BN, BK>(stage(kt0), rStage);
-  if (kt0 + 1 < kTiles) fetch_a(kt0 + 1);
+  // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
+  for (int s = 0; s < Stages - 1; ++s) issue_b(s);
+  fetch_a(0);
+  store_a<T, BM, BN, BK>(stage(0), rStage);
+  if (kTiles > 1) fetch_a(1);
   cp_async_wait<Stages - 2>();
   __syncthreads();
   float rA[2][TM], rB[2][TN];  // double-buffered register fragments
-  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(kt0), 0, 0, aBase, bBase);
+  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
 
   // The k loop runs in chunks of KU steps: only one chunk is unrolled, so the loop body stays
   // small enough for the instruction cache (a whole 32-step slab of 8x16 outer products is 70 KB
   // of SASS). KU == BK unrolls a whole slab.
   constexpr int kChunks = BK / KU;  // chunks per slab
 #pragma unroll 1
-  for (int chunk = kt0 * kChunks; chunk < kTiles * kChunks; ++chunk) {
+  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {
     const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
     if (c == 0) issue_b(kt + Stages - 1);                 // into the stage every warp left at the last barrier
     const Stage<BM, BN> st = stage(kt);
@@ -235,7 +233,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
     for (int j = 0; j < TN; j += kVecWidth) {
       const int col = n0 + bBase + j / kVecWidth * (WN / T::kGroupsN);
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      if (W)  // split K: this block's raw partial sums, alpha and beta come in the reduction
+      if (kSplit)  // this block's raw partial sums, alpha and beta come in the reduction
         store4_epilogue(W + (int64_t(blockIdx.z) * M + row) * ldw + col, kGuard ? N - col : kVecWidth, 1.0f, acc,
                         0.0f);
       else
@@ -244,19 +242,23 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kSplit>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
 sgemm_11_split_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                  float* C, int ldc, float* W, int ldw, int slabsPerSplit) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
+  if (kSplit) {  // block z multiplies slabs [z*S_k, (z+1)*S_k) of K: a GEMM of its own over that range
+    const int k0 = blockIdx.z * slabsPerSplit * BK;
+    A += k0, B += int64_t(k0) * ldb, K = min(K - k0, slabsPerSplit * BK);
+  }
   const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
   if (interior)
-    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
-                                                          ldw, slabsPerSplit);
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, kSplit, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                                  ldc, W, ldw);
   else
-    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, W,
-                                                         ldw, slabsPerSplit);
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, kSplit, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                                 ldc, W, ldw);
 }
 
 // C = alpha * (W[0] + W[1] + ... + W[splits-1]) + beta * C, four columns per thread, the partials
@@ -329,7 +331,10 @@ int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots) {
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
-  auto kernel = sgemm_11_split_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
+  // Two instantiations, so that the unsplit launch pays for nothing (no W test per store).
+  auto whole = sgemm_11_split_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, false>;
+  auto kernel = sgemm_11_split_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, true>;
+  if (const Status s = allow_smem(whole, Config::kSmemBytes); s != Status::kOk) return s;
   if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
   int device = 0, sms = 0, perSm = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);
@@ -344,8 +349,8 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   const int used = ceil_div(kTiles, slabsPerSplit);  // every z gets at least one slab
   const dim3 grid(ceil_div(a.N, kBN), ceil_div(a.M, kBM), used);
   if (used == 1) {
-    kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                                                    a.beta, a.C, a.ldc, nullptr, 0, slabsPerSplit);
+    whole<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
+                                                                   a.beta, a.C, a.ldc, nullptr, 0, slabsPerSplit);
     return launch_status();
   }
   const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;  // rows of whole float4s
@@ -354,7 +359,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   float* W = static_cast<float*>(ws);
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                                                  a.beta, a.C, a.ldc, W, ldw, slabsPerSplit);
+                                                                  a.beta, a.C, a.ldc, W, ldw);
   Status s = launch_status_after(Status::kOk);
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
   const int blocks = int(std::min<int64_t>(ceil_div64(groups, kReduceThreads), int64_t(sms) * 8));
