@@ -359,7 +359,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   float* W = static_cast<float*>(ws);
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                                                  a.beta, a.C, a.ldc, W, ldw);
+                                                                  a.beta, a.C, a.ldc, W, ldw, slabsPerSplit);
   Status s = launch_status_after(Status::kOk);
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
   const int blocks = int(std::min<int64_t>(ceil_div64(groups, kReduceThreads), int64_t(sms) * 8));
