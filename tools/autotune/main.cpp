@@ -175,6 +175,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"nvcc", "nvrtc"}));
   app.add_option("--launches", launches, "timed launches per configuration (default 8)");
   app.add_option("--top", top, "finalists re-timed at both sizes (default 6)");
+  app.add_option("--confirm-launches", confirm_launches,
+                 "timed launches per finalist and size (default 30; ~150 at 8192^3 is ~4 s, long enough for "
+                 "the power limit to lower the clock of a power-hungry kernel, as a long benchmark would)");
   app.add_option("--max-configs", max_configs, "cap on valid configurations per rung, evenly sampled (0: all)");
   app.add_option("--kernels-dir", kernels_dir, "the kernels/ folder holding the rung files");
   app.add_option("--out", out, "tuned header to write (default <kernels-dir>/tuned/sm_<arch>.cuh)");
