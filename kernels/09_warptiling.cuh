@@ -3,21 +3,24 @@
 // TITLE: Warp tiling
 // PREVIOUS: 08_autotuned   NEXT: 10_double_buffering
 // LESSON: warptiling: each warp owns a compact WM x WN tile between the block tile and the thread tiles
-// TILE: 64x128x32_64x32_4x16
+// TILE: 128x128x32_64x64_8x16
 //
 // WHAT CHANGED: the block tile is split into warp tiles of WM x WN; inside a warp tile the 32
 //   lanes form a (WM/TM) x (WN/TN) grid and each lane owns TM x TN outputs in groups of 4
 //   spaced WM/(TM/4) rows and WN/(TN/4) columns apart. Rung 08 spread a warp over 2 rows x 16
 //   columns of thread tiles, i.e. a 16 x 128 strip of C.
 // WHY: per k, a warp reads the A values of its rows and the B values of its columns from shared
-//   memory. A 16 x 128 strip needs 16 + 128 = 144 distinct floats per k for 2048 FFMAs; a 64 x 32
-//   warp tile needs 64 + 32 = 96: a third fewer shared-memory wavefronts for the same work, and
-//   the warp's loads become broadcasts within each 8-lane phase.
+//   memory. A 16 x 128 strip needs 16 + 128 = 144 distinct floats per k for 2048 FFMAs; a 64 x 64
+//   warp tile needs 64 + 64 = 128 for 4096 FFMAs: 45% fewer shared-memory wavefronts for the
+//   same work, and the warp's loads become broadcasts within each 8-lane phase.
 // PREDICTION: shared-memory wavefronts per FFMA fall ~1/3 (ncu: l1tex data pipe wavefronts);
 //   +5-10% over rung 08 once tuned.
-// MISS: wavefronts per FFMA fell 15%, speed +1% at 4096^3; at 8192^3 this tile (4x16 per thread)
-//   ran throttled (1740-1755 MHz in two runs, rung 08 at 1950-1965: the GPU's power limit) and
-//   lost to rung 08. Shared memory was not rung 08's bottleneck: its issue slots were (77%).
+// MISS: speed about equal to rung 08 at 4096^3 (+1% with the first tile), ahead at 8192^3.
+//   Shared memory was not rung 08's bottleneck: its issue slots were (77%). The first winner,
+//   64x128x32_64x32_4x16 (4x16 per thread, 0.18 wavefronts per FFMA), ran throttled at 8192^3
+//   in every results run (1740-1755 MHz against rung 08's 1950: the GPU's power limit) and lost
+//   to rung 08 there; re-tuned with nvcc's code and 150-launch finalist timings (~4 s at
+//   8192^3, long enough to meet the power limit), 128x128x32_64x64_8x16 won.
 // EVIDENCE: <evidence>Measured on NVIDIA H200: 45,489 GFLOP/s = 89.2% of cuBLAS at 4096^3; 41,303
 //   GFLOP/s = 80.5% at 8192^3. SASS vs rung 8: LDS.128 512 -> 640; FFMA share 72.2% -> 71.9%;
 //   registers 162 -> 146. ncu vs rung 8: stall_long_scoreboard 0.19 -> 0.26,
