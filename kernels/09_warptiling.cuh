@@ -21,10 +21,11 @@
 //   in every results run (1740-1755 MHz against rung 08's 1950: the GPU's power limit) and lost
 //   to rung 08 there; re-tuned with nvcc's code and 150-launch finalist timings (~4 s at
 //   8192^3, long enough to meet the power limit), 128x128x32_64x64_8x16 won.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,489 GFLOP/s = 89.2% of cuBLAS at 4096^3; 41,303
-//   GFLOP/s = 80.5% at 8192^3. SASS vs rung 8: LDS.128 512 -> 640; FFMA share 72.2% -> 71.9%;
-//   registers 162 -> 146. ncu vs rung 8: stall_long_scoreboard 0.19 -> 0.26,
-//   stall_mio_throttle 0.05 -> 0.06, smem_wavefronts_per_ffma 0.211 -> 0.18. Shown by:
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 44,978 GFLOP/s = 88.1% of cuBLAS at 4096^3; 45,985
+//   GFLOP/s = 89.6% at 8192^3. SASS vs rung 8: FFMA 8368 -> 16736, FMUL 352 -> 704,
+//   STG.E 96 -> 192, STS 64 -> 128; FFMA share 72.2% -> 75.8%; registers 162 -> 246; static smem
+//   bytes 25600 -> 33792. ncu vs rung 8: stall_barrier 0.16 -> 0.05,
+//   stall_mio_throttle 0.05 -> 0.04, smem_wavefronts_per_ffma 0.211 -> 0.172. Shown by:
 //   python3 tools/sass_report.py --diff 8 9; python3 tools/ncu_profile.py --kernel 9.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (128-bit accesses);
 //   M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y).

@@ -27,12 +27,12 @@
 //   issue 80% -> 83%, +4% at 4096^3 and +2% at 8192^3; dispatch stalls (0.22) remain. The tuner
 //   now searches KU (8, 16, 32) and ranks with nvcc's code: NVRTC built KU = 8 12% slower and
 //   KU = 32 6% faster than nvcc did, so an NVRTC ranking picked the wrong kernel for the library.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 46,982 GFLOP/s = 92.1% of cuBLAS at 4096^3; 48,061
-//   GFLOP/s = 93.7% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, other 1299 -> 3195,
-//   FMUL 352 -> 704; FFMA share 71.9% -> 59.8%; registers 146 -> 253; static smem bytes
-//   25600 -> 1024. ncu vs rung 9: stall_barrier 0.17 -> 0.02, stall_long_scoreboard 0.26 -> 0.04,
-//   stall_mio_throttle 0.06 -> 0.01. Shown by: python3 tools/sass_report.py --diff 9 10;
-//   python3 tools/ncu_profile.py --kernel 10.</evidence>
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 49,015 GFLOP/s = 96.0% of cuBLAS at 4096^3; 49,276
+//   GFLOP/s = 96.1% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, FFMA 16736 -> 2400,
+//   LDS.128 768 -> 120; FFMA share 75.8% -> 30.9%; registers 246 -> 255; static smem bytes
+//   33792 -> 1024. ncu vs rung 9: stall_long_scoreboard 0.21 -> 0.00,
+//   stall_mio_throttle 0.04 -> 0.00, stall_barrier 0.05 -> 0.08. Shown by:
+//   python3 tools/sass_report.py --diff 9 10; python3 tools/ncu_profile.py --kernel 10.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y).
 // =====================================================================================
