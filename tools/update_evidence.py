@@ -190,8 +190,20 @@ def ncu_sentence(rung: int, slug: str, prev: int | None, ncu: dict | None) -> st
     return f"ncu vs rung {prev}: {shown or NOT_MEASURED}."
 
 
+def tuned_records(path: Path) -> dict[int, str]:
+    """Rung -> the autotuner's record line in a tuned header (`//   rung N: ... winner ...`)."""
+    if not path.is_file():
+        return {}
+    records = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^//\s+rung (\d+): (.*winner.*)$", line)
+        if m:
+            records[int(m.group(1))] = m.group(2).strip()
+    return records
+
+
 def evidence_text(rung: int, slug: str, prev: int | None, results: dict | None, sass: dict | None,
-                  ncu: dict | None, sizes: list[int]) -> str:
+                  ncu: dict | None, sizes: list[int], tuned: str | None = None) -> str:
     """The text between the tags for one rung (one paragraph, words joined by NBSP stay together)."""
     if results is None and sass is None and ncu is None:
         return NOT_MEASURED
@@ -201,6 +213,8 @@ def evidence_text(rung: int, slug: str, prev: int | None, results: dict | None, 
                  ncu_sentence(rung, slug, prev, ncu) or f"ncu: {NOT_MEASURED}."]
     sass_cmd = f"python3 tools/sass_report.py --diff {prev} {rung}" if prev else \
         f"python3 tools/sass_report.py --kernel {rung}"
+    if tuned:
+        sentences.append(f"Autotuned ({keep('kernels/tuned/sm_90.cuh')}): {tuned}.")
     sentences.append(f"Shown by: {keep(sass_cmd)}; {keep(f'python3 tools/ncu_profile.py --kernel {rung}')}.")
     return " ".join(sentences)
 
@@ -271,6 +285,9 @@ def parse_args(argv):
     p.add_argument("--sass", type=Path, help="sass_report JSON (default: bench/results/h200_sass.json if present)")
     p.add_argument("--ncu", type=Path, help="ncu_profile CSV (default: bench/results/h200_ncu.csv if present)")
     p.add_argument("--kernels-dir", type=Path, default=common.KERNELS_DIR, help="folder of the rung headers")
+    p.add_argument("--tuned", type=Path, default=None,
+                   help="tuned header whose winner/runner-up records go into the tuned rungs' evidence "
+                        "(default: <kernels-dir>/tuned/sm_90.cuh)")
     p.add_argument("--kernel", type=int, metavar="N", help="only rung N")
     p.add_argument("--sizes", default="4096,8192", help="square sizes quoted from the results (default 4096,8192)")
     p.add_argument("--width", type=int, default=100, help="wrap the comment lines at this column (default 100)")
@@ -293,6 +310,7 @@ def main(argv=None) -> int:
     if args.kernel is not None and args.kernel not in headers:
         raise UsageError(f"no header for rung {args.kernel} in {args.kernels_dir}")
     results, sass, ncu = load_inputs(args)
+    tuned = tuned_records(args.tuned or args.kernels_dir / "tuned" / "sm_90.cuh")
     stale = []
     for rung, path in sorted(headers.items()):
         if args.kernel is not None and rung != args.kernel:
@@ -306,7 +324,7 @@ def main(argv=None) -> int:
             raise ToolError(f"{path}: {e}") from e
         prev = max((r for r in headers if r < rung), default=None)
         slug = path.stem
-        body = evidence_text(rung, slug, prev, results, sass, ncu, args.sizes)
+        body = evidence_text(rung, slug, prev, results, sass, ncu, args.sizes, tuned.get(rung))
         new = replace_evidence(old, body, args.width)
         if args.print:
             print(f"rung {rung} ({path.name}):\n  {body.replace(NBSP, ' ')}")

@@ -152,3 +152,17 @@ def test_usage_errors(inputs, kernels, tmp_path):
     with pytest.raises(SystemExit) as e:
         ue.main(["--sizes", "big"])
     assert e.value.code == 2
+
+
+def test_tuned_records_feed_the_tuned_rungs_evidence(tmp_path):
+    hdr = tmp_path / "sm_90.cuh"
+    hdr.write_text("// Tile parameters written by tools/autotune (X).\n"
+                   "//   rung 9: 10 candidates, 4 valid, 4 compiled, 3 verified; winner A at 5 GFLOP/s, runner-up B at "
+                   "4 GFLOP/s (winner +25.0%)\n#pragma once\n", encoding="utf-8")
+    records = ue.tuned_records(hdr)
+    assert list(records) == [9] and records[9].endswith("(winner +25.0%)")
+    assert ue.tuned_records(tmp_path / "missing.cuh") == {}
+    results = {"rows": []}
+    text = ue.evidence_text(9, "09_warptiling", 8, results, None, None, [4096], records[9])
+    assert "winner A at 5 GFLOP/s" in text and text.index("Autotuned") < text.index("Shown by")
+    assert "Autotuned" not in ue.evidence_text(10, "10_double_buffering", 9, results, None, None, [4096])
