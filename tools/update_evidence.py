@@ -62,6 +62,8 @@ RELEVANT = {
     "wgmma_3xtf32": ["tensor_gmma_active_pct", "tensor_hmma_active_pct", "issue_active_pct",
                      "stall_long_scoreboard", "stall_barrier"],
 }
+# Columns a rung's evidence always quotes (the issue's metric for that lesson), ranked or not.
+ALWAYS = {"warptiling": ["issue_active_pct"], "double_buffering": ["issue_active_pct"]}
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",
            "stall_mio_throttle", "stall_barrier", "stall_short_scoreboard", "stall_math_pipe_throttle"]
@@ -186,7 +188,10 @@ def ncu_sentence(rung: int, slug: str, prev: int | None, ncu: dict | None) -> st
             continue
         score = abs(y - x) / max(abs(x), abs(y)) if (x or y) else 0.0
         scored.append((-score, i, keep(f"{c} {fmt_metric(c, x)} -> {fmt_metric(c, y)}")))
-    shown = ", ".join(s[2] for s in sorted(scored)[:TOP_NCU])
+    ranked = sorted(scored)
+    always = ALWAYS.get(re.sub(r"^\d+_", "", slug or ""), [])
+    picked = ranked[:TOP_NCU] + [s for s in ranked[TOP_NCU:] if cols[s[1]] in always]
+    shown = ", ".join(s[2] for s in picked)
     return f"ncu vs rung {prev}: {shown or NOT_MEASURED}."
 
 
