@@ -154,6 +154,14 @@ Config current_config(int rung) {
   return c;
 }
 
+// A rung not searched in this run keeps its current values and the record line of `header`.
+RungOutcome kept(int rung, const std::string& header) {
+  RungOutcome keep;
+  keep.winner = current_config(rung);
+  keep.record = previous_record(header, rung);
+  return keep;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,10 +254,7 @@ int main(int argc, char** argv) {
     const auto t_start = std::chrono::steady_clock::now();
     for (int rung : tunable_rungs()) {
       if (std::find(rungs.begin(), rungs.end(), rung) == rungs.end()) {
-        RungOutcome keep;  // not searched this time: keep its values and its record line
-        keep.winner = current_config(rung);
-        keep.record = previous_record(out, rung);
-        outcomes.push_back(keep);
+        outcomes.push_back(kept(rung, out));
         continue;
       }
       const Precision& precision = find_rung(rung)->precision;
@@ -269,10 +274,7 @@ int main(int argc, char** argv) {
           if (std::find(only.begin(), only.end(), c.tile()) != only.end()) picked.push_back(c);
         valid = picked;
         if (valid.empty()) {
-          RungOutcome keep;
-          keep.winner = current_config(rung);
-          keep.record = previous_record(out, rung);
-          outcomes.push_back(keep);
+          outcomes.push_back(kept(rung, out));
           continue;
         }
       }
