@@ -166,8 +166,14 @@ def sass_sentence(rung: int, prev: int | None, sass: dict | None) -> str | None:
     return f"SASS vs rung {prev}: " + "; ".join(parts) + "."
 
 
+def lesson(slug: str | None) -> str:
+    """The slug without its rung number ("10_double_buffering" -> "double_buffering"): the key of
+    RELEVANT, ALWAYS and EXTRA_SIZES."""
+    return re.sub(r"^\d+_", "", slug or "")
+
+
 def relevant_columns(slug: str) -> list[str]:
-    return RELEVANT.get(re.sub(r"^\d+_", "", slug or ""), GENERIC)
+    return RELEVANT.get(lesson(slug), GENERIC)
 
 
 def ncu_sentence(rung: int, slug: str, prev: int | None, ncu: dict | None) -> str | None:
@@ -189,7 +195,7 @@ def ncu_sentence(rung: int, slug: str, prev: int | None, ncu: dict | None) -> st
         score = abs(y - x) / max(abs(x), abs(y)) if (x or y) else 0.0
         scored.append((-score, i, keep(f"{c} {fmt_metric(c, x)} -> {fmt_metric(c, y)}")))
     ranked = sorted(scored)
-    always = ALWAYS.get(re.sub(r"^\d+_", "", slug or ""), [])
+    always = ALWAYS.get(lesson(slug), [])
     picked = ranked[:TOP_NCU] + [s for s in ranked[TOP_NCU:] if cols[s[1]] in always]
     shown = ", ".join(s[2] for s in picked)
     return f"ncu vs rung {prev}: {shown or NOT_MEASURED}."
@@ -208,18 +214,19 @@ def tuned_records(path: Path) -> dict[int, str]:
 
 
 def evidence_text(rung: int, slug: str, prev: int | None, results: dict | None, sass: dict | None,
-                  ncu: dict | None, sizes: list[int], tuned: str | None = None) -> str:
+                  ncu: dict | None, sizes: list[int], tuned: str | None = None,
+                  tuned_source: str = "kernels/tuned/sm_90.cuh") -> str:
     """The text between the tags for one rung (one paragraph, words joined by NBSP stay together)."""
     if results is None and sass is None and ncu is None:
         return NOT_MEASURED
-    extra = EXTRA_SIZES.get(re.sub(r"^\d+_", "", slug), [])
+    extra = EXTRA_SIZES.get(lesson(slug), [])
     sentences = [perf_sentence(rung, results, sizes, extra, prev) or f"GFLOP/s: {NOT_MEASURED}.",
                  sass_sentence(rung, prev, sass) or f"SASS: {NOT_MEASURED}.",
                  ncu_sentence(rung, slug, prev, ncu) or f"ncu: {NOT_MEASURED}."]
     sass_cmd = f"python3 tools/sass_report.py --diff {prev} {rung}" if prev else \
         f"python3 tools/sass_report.py --kernel {rung}"
     if tuned:
-        sentences.append(f"Autotuned ({keep('kernels/tuned/sm_90.cuh')}): {tuned}.")
+        sentences.append(f"Autotuned ({keep(tuned_source)}): {tuned}.")
     sentences.append(f"Shown by: {keep(sass_cmd)}; {keep(f'python3 tools/ncu_profile.py --kernel {rung}')}.")
     return " ".join(sentences)
 
@@ -315,7 +322,12 @@ def main(argv=None) -> int:
     if args.kernel is not None and args.kernel not in headers:
         raise UsageError(f"no header for rung {args.kernel} in {args.kernels_dir}")
     results, sass, ncu = load_inputs(args)
-    tuned = tuned_records(args.tuned or args.kernels_dir / "tuned" / "sm_90.cuh")
+    tuned_path = args.tuned or args.kernels_dir / "tuned" / "sm_90.cuh"
+    tuned = tuned_records(tuned_path)
+    try:  # the header as the evidence names it: relative to the repository when inside it
+        tuned_source = str(tuned_path.resolve().relative_to(common.REPO_ROOT))
+    except ValueError:
+        tuned_source = str(tuned_path)
     stale = []
     for rung, path in sorted(headers.items()):
         if args.kernel is not None and rung != args.kernel:
@@ -329,7 +341,7 @@ def main(argv=None) -> int:
             raise ToolError(f"{path}: {e}") from e
         prev = max((r for r in headers if r < rung), default=None)
         slug = path.stem
-        body = evidence_text(rung, slug, prev, results, sass, ncu, args.sizes, tuned.get(rung))
+        body = evidence_text(rung, slug, prev, results, sass, ncu, args.sizes, tuned.get(rung), tuned_source)
         new = replace_evidence(old, body, args.width)
         if args.print:
             print(f"rung {rung} ({path.name}):\n  {body.replace(NBSP, ' ')}")
