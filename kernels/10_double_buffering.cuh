@@ -51,7 +51,9 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, in
 struct Tile {
   static constexpr int kWarps = (BM / WM) * (BN / WN);    // one warp per WM x WN warp tile
   static constexpr int kThreads = kWarps * kWarpSize;
-  static constexpr int kMinBlocks = kThreads <= 256 ? 2 : 1;  // blocks per SM the registers must allow
+  // Blocks per SM the registers must allow: two, unless two blocks' accumulators alone would
+  // fill more than half the register file (then one block of up to 255 registers a thread).
+  static constexpr int kMinBlocks = kThreads <= 256 && 2 * kThreads * TM * TN <= kRegsPerSm / 2 ? 2 : 1;
   static constexpr int kLaneCols = WN / TN;               // lanes across a warp tile
   static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
   static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile

@@ -19,6 +19,7 @@ namespace sgemm {
 
 constexpr int kWarpSize = 32;      // threads per warp
 constexpr int kVecWidth = 4;       // floats per 128-bit access
+constexpr int kRegsPerSm = 65536;  // 32-bit registers per SM (sm_70 to sm_90)
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }

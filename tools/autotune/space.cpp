@@ -83,10 +83,13 @@ std::string invalid_reason(const Config& c, const Limits& lim) {
     return "static shared memory exceeds 48 KiB";
   }
   // Register estimate: accumulators + fragments (double-buffered at rung 10, plus the A slab in
-  // flight). The kernels ask for two blocks per SM when they have at most 256 threads.
+  // flight). The kernels ask for two blocks per SM when they have at most 256 threads; rung 10
+  // asks for one when two blocks' accumulators would fill more than half the register file.
   const int frag = c.rung == 10 ? 2 * (c.TM + c.TN) + c.BM * c.BK / threads : c.TM + c.TN;
   const int regs = c.TM * c.TN + frag + kRegOverhead;
-  const int min_blocks = threads <= 256 ? 2 : 1;  // as the kernels' __launch_bounds__
+  const bool two_blocks =
+      threads <= 256 && (c.rung != 10 || 2 * threads * c.TM * c.TN <= lim.regs_per_sm / 2);
+  const int min_blocks = two_blocks ? 2 : 1;  // as the kernels' __launch_bounds__
   const int cap = std::min(lim.regs_per_sm / (threads * min_blocks) / 8 * 8, lim.max_regs_per_thread);
   if (regs > cap) return "needs ~" + std::to_string(regs) + " registers, at most " + std::to_string(cap) + " available";
   return "";
