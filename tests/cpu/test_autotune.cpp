@@ -2,6 +2,8 @@
 // static_asserts (checked by compiling a small sample with NVRTC, which needs no GPU), and the
 // tuned header the build uses holds valid configurations.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -50,6 +52,31 @@ TEST(AutotuneSpace, TileTextMatchesTheRegistry) {
             sgemm::find_rung(10)->tile());
   EXPECT_EQ(make(8, Rung08::BM, Rung08::BN, Rung08::BK, 0, 0, Rung08::TM, Rung08::TN, 0).tile(),
             sgemm::find_rung(8)->tile());
+}
+
+TEST(AutotuneSpace, CurrentTileKeptUnlessBeatenByMoreThanTheMargin) {
+  const std::vector<double> scores = {49187, 49072, 48667};  // finalists, best first
+  EXPECT_EQ(pick_winner(scores, 1, 1.0), 1);   // +0.2%: noise, the current tile stays
+  EXPECT_EQ(pick_winner(scores, 2, 1.0), 0);   // +1.1%: replaced
+  EXPECT_EQ(pick_winner(scores, 1, 0.0), 0);   // no margin: the fastest wins
+  EXPECT_EQ(pick_winner(scores, 0, 1.0), 0);   // the current tile is the fastest
+  EXPECT_EQ(pick_winner(scores, -1, 1.0), 0);  // not among the finalists
+}
+
+TEST(AutotuneSpace, HeaderSaysWhenTheCurrentTileWasKept) {
+  RungOutcome o;
+  o.winner = make(10, 64, 256, 32, 32, 128, 8, 16, 2, 8);
+  o.runner_up = make(10, 256, 128, 32, 32, 128, 8, 16, 4, 16);
+  o.winner_gflops = 49072, o.runner_up_gflops = 49187, o.min_gain = 1.0;
+  const std::string kept = tuned_header({o}, "test");
+  EXPECT_NE(kept.find("winner 64x256x32_32x128_8x16_s2_u8 at 49072 GFLOP/s, runner-up 256x128x32_32x128_8x16_s4_u16 "
+                      "at 49187 GFLOP/s (runner-up +0.2%, not more than --min-gain 1.0%: the current tile kept)"),
+            std::string::npos)
+      << kept;
+  std::swap(o.winner, o.runner_up);
+  std::swap(o.winner_gflops, o.runner_up_gflops);
+  o.min_gain = -1;
+  EXPECT_NE(tuned_header({o}, "test").find("(winner +0.2%)"), std::string::npos);
 }
 
 TEST(AutotuneSpace, RejectsWithAReason) {

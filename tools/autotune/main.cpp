@@ -170,6 +170,7 @@ int main(int argc, char** argv) {
   int64_t size = 4096, confirm = 8192;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   int launches = 8, confirm_launches = 30, top = 6, max_configs = 0;
+  double min_gain = 1.0;
   std::string kernels_dir = std::string(SGEMM_SOURCE_DIR) + "/kernels", out, json;
   std::string work_dir = "/tmp/sgemm_autotune";
   bool write_headers = true;
@@ -186,6 +187,10 @@ int main(int argc, char** argv) {
   app.add_option("--confirm-launches", confirm_launches,
                  "timed launches per finalist and size (default 30; ~150 at 8192^3 is ~4 s, long enough for "
                  "the power limit to lower the clock of a power-hungry kernel, as a long benchmark would)");
+  app.add_option("--min-gain", min_gain,
+                 "percent by which a finalist must beat the rung's current tile (always re-timed as a "
+                 "finalist) to replace it (default 1; 0: the fastest wins)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-configs", max_configs, "cap on valid configurations per rung, evenly sampled (0: all)");
   app.add_option("--kernels-dir", kernels_dir, "the kernels/ folder holding the rung files");
   app.add_option("--out", out, "tuned header to write (default <kernels-dir>/tuned/sm_<arch>.cuh)");
@@ -355,6 +360,11 @@ int main(int argc, char** argv) {
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->gflops > b->gflops; });
       if (ranked.empty()) throw std::runtime_error("no configuration of rung " + std::to_string(rung) + " verified");
       ranked.resize(std::min<size_t>(ranked.size(), size_t(std::max(top, 2))));
+      const std::string current = current_config(rung).tile();  // the tile the library builds now
+      auto is_current = [&](const Entry* e) { return e->config.tile() == current; };
+      if (std::none_of(ranked.begin(), ranked.end(), is_current))
+        for (Entry& e : entries)
+          if (e.stage == "timed" && is_current(&e)) ranked.push_back(&e);  // compared, whatever its rank
       std::printf("  finalists, re-timed as nvcc builds them (the library's compiler):\n");
       std::vector<Compiled> shipped(ranked.size());
       {
@@ -398,12 +408,21 @@ int main(int argc, char** argv) {
         cuModuleUnload(l.module);
       }
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->score > b->score; });
-      o.winner = ranked[0]->config;
-      o.winner_gflops = ranked[0]->score;
-      o.runner_up = ranked[1 % ranked.size()]->config;
-      o.runner_up_gflops = ranked.size() > 1 ? ranked[1]->score : 0;
+      std::vector<double> scores;
+      for (const Entry* e : ranked) scores.push_back(e->score);
+      const auto cur = std::find_if(ranked.begin(), ranked.end(), [&](const Entry* e) { return is_current(e) && e->score > 0; });
+      const int w = pick_winner(scores, cur == ranked.end() ? -1 : int(cur - ranked.begin()), min_gain);
+      const int r = w == 0 ? 1 : 0;  // runner-up: the best of the rest
+      o.winner = ranked[size_t(w)]->config;
+      o.winner_gflops = ranked[size_t(w)]->score;
+      o.runner_up = ranked[size_t(r) % ranked.size()]->config;
+      o.runner_up_gflops = size_t(r) < ranked.size() ? ranked[size_t(r)]->score : 0;
+      if (w != 0) o.min_gain = min_gain;
       std::printf("  winner %s (%.0f GFLOP/s geomean)", o.winner.tile().c_str(), o.winner_gflops);
-      if (o.runner_up_gflops > 0)
+      if (o.runner_up_gflops > 0 && w != 0)
+        std::printf(", kept: %s is +%.1f%%, not more than --min-gain %.1f%%", o.runner_up.tile().c_str(),
+                    100.0 * (o.runner_up_gflops / o.winner_gflops - 1.0), min_gain);
+      else if (o.runner_up_gflops > 0)
         std::printf(", runner-up %s (%.0f), +%.1f%%", o.runner_up.tile().c_str(), o.runner_up_gflops,
                     100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
       std::printf("\n");

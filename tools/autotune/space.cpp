@@ -145,6 +145,11 @@ std::vector<Config> search_space(int rung, const Limits& limits) {
   return v;
 }
 
+int pick_winner(const std::vector<double>& scores, int current, double min_gain_pct) {
+  if (current <= 0 || current >= int(scores.size())) return 0;
+  return scores[0] <= scores[size_t(current)] * (1.0 + min_gain_pct / 100.0) ? current : 0;
+}
+
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source) {
   std::ostringstream os;
   os << "// Tile parameters written by tools/autotune (" << source << ").\n"
@@ -158,10 +163,13 @@ std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::st
        << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile()
        << " at " << int(o.winner_gflops) << " GFLOP/s";
     if (o.runner_up_gflops > 0) {
-      char pct[32];
-      std::snprintf(pct, sizeof pct, "%.1f", 100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
-      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s (winner +"
-         << pct << "%)";
+      char text[96];
+      if (o.min_gain >= 0)
+        std::snprintf(text, sizeof text, "runner-up +%.1f%%, not more than --min-gain %.1f%%: the current tile kept",
+                      100.0 * (o.runner_up_gflops / o.winner_gflops - 1.0), o.min_gain);
+      else
+        std::snprintf(text, sizeof text, "winner +%.1f%%", 100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
+      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s (" << text << ")";
     }
     os << "\n";
   }

@@ -58,7 +58,13 @@ struct RungOutcome {
   double runner_up_gflops = 0;
   int candidates = 0, valid = 0, compiled = 0, verified = 0;
   std::string record;  // when not searched in this run: the line from the previous header
+  double min_gain = -1;  // >= 0: the current tile was kept, the faster runner-up gained less (%)
 };
+
+// The winner among finalists whose scores are sorted best first: the fastest, unless the rung's
+// current tile (index `current`, -1 when not a finalist) is within `min_gain_pct` percent of it.
+// A new tile must beat the current one by more than timing noise to replace it.
+int pick_winner(const std::vector<double>& scores, int current, double min_gain_pct);
 
 // The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung).
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source);
