@@ -3,7 +3,7 @@
 // TITLE: Multi-stage cp.async pipeline
 // PREVIOUS: 09_warptiling   NEXT: 11_split_k
 // LESSON: double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch
-// TILE: 128x256x32_32x128_8x16_s4_u32
+// TILE: 64x256x32_32x128_8x16_s2_u8
 //
 // WHAT CHANGED: rung 09's tiles, now software-pipelined. (1) B slabs are copied global -> shared
 //   with cp.async (LDGSTS: no registers, no waiting) into a ring of `Stages` buffers, Stages-1

@@ -3,7 +3,7 @@
 // TITLE: Split-K against wave quantization
 // PREVIOUS: 10_double_buffering   NEXT: 12_mma_tf32
 // LESSON: fill the chip: when the tile grid leaves SMs idle, split K across blocks and sum the partial tiles
-// TILE: 128x256x32_32x128_8x16_s4_u32
+// TILE: 64x256x32_32x128_8x16_s2_u8
 //
 // WHAT CHANGED: rung 10's kernel, with a third grid dimension: block z computes its tile over
 //   slabs [z*S_k, (z+1)*S_k) of K only. With split S > 1 each block writes its raw partial tile
