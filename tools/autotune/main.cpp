@@ -410,7 +410,8 @@ int main(int argc, char** argv) {
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->score > b->score; });
       std::vector<double> scores;
       for (const Entry* e : ranked) scores.push_back(e->score);
-      const auto cur = std::find_if(ranked.begin(), ranked.end(), [&](const Entry* e) { return is_current(e) && e->score > 0; });
+      const auto cur =
+          std::find_if(ranked.begin(), ranked.end(), [&](const Entry* e) { return is_current(e) && e->score > 0; });
       const int w = pick_winner(scores, cur == ranked.end() ? -1 : int(cur - ranked.begin()), min_gain);
       const int r = w == 0 ? 1 : 0;  // runner-up: the best of the rest
       o.winner = ranked[size_t(w)]->config;
