@@ -315,6 +315,10 @@ bool supports(const GemmArgs& a, std::string* why) {
   return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
 }
 
+// Blocks per SM the kernel's launch bounds ask the registers to allow (the split tests model the
+// chip's resident blocks with it; launch() asks the occupancy API).
+int min_blocks_per_sm() { return Config::kMinBlocks; }
+
 // The split S in 1..kMaxSplit that minimises waves * slabs-per-block + reduction traffic (in
 // slab-times), for `slots` resident blocks.
 int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots) {
