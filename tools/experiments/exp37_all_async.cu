@@ -1,7 +1,7 @@
 // exp37: does a cuBLAS-shaped k loop close rung 10's last 4%?
 //
 // Build and run on the GPU machine, from the repository root:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo tools/experiments/exp37_all_async.cu -lcublas -o /tmp/exp37
+//   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Ikernels tools/experiments/exp37_all_async.cu -lcublas -o /tmp/exp37
 //   /tmp/exp37
 //
 // Question. ncu's per-instruction stall sampling (exp36) shows rung 10's FFMAs issue about as well
@@ -33,6 +33,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "common/common.cuh"  // kWarpSize, cp_async_commit, cp_async_wait
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -50,7 +52,9 @@
 
 namespace exp37 {
 
-constexpr int kWarp = 32;
+using sgemm::cp_async_commit;
+using sgemm::cp_async_wait;
+constexpr int kWarp = sgemm::kWarpSize;
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -58,13 +62,10 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
 }
+// 16 bytes to a shared-memory address held as a 32-bit offset (common.cuh's cp_async_16 takes a
+// generic pointer and a source size; here destinations advance by constants and are never ragged).
 __device__ __forceinline__ void cp_async_16(unsigned dst, const float* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void wait_group() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 __device__ __forceinline__ float4 lds128(unsigned addr) {
   float4 v;
@@ -147,9 +148,9 @@ sgemm_all_async(int M, int N, int K, float alpha, const float* __restrict__ A, i
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
     if (s < kTiles) issue(s * kStageBytes);
-    commit();
+    cp_async_commit();
   }
-  wait_group<S - 2>();
+  cp_async_wait<S - 2>();
   __syncthreads();
   float acc[TM][TN] = {};
   float rA[2][TM], rB[2][TN];
@@ -159,11 +160,11 @@ sgemm_all_async(int M, int N, int K, float alpha, const float* __restrict__ A, i
 #pragma unroll 1
   for (int kt = 0; kt < kTiles; ++kt) {
     if (kt + S - 1 < kTiles) issue(writeOff);
-    commit();
+    cp_async_commit();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       if (k == BK - 1) {
-        wait_group<S - 2>();
+        cp_async_wait<S - 2>();
         __syncthreads();
         readOff = readOff + kStageBytes == kRing ? 0 : readOff + kStageBytes;
         writeOff = writeOff + kStageBytes == kRing ? 0 : writeOff + kStageBytes;
@@ -177,7 +178,7 @@ sgemm_all_async(int M, int N, int K, float alpha, const float* __restrict__ A, i
         for (int j = 0; j < TN; ++j) acc[i][j] += rA[k % 2][i] * rB[k % 2][j];
     }
   }
-  wait_group<0>();
+  cp_async_wait<0>();
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = m0 + aBase + i / 4 * (WM / T::kGroupsM) + i % 4;
