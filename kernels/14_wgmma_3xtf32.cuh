@@ -1,7 +1,7 @@
 // =====================================================================================
 // SGEMM Ladder — rung 14: 14_wgmma_3xtf32
 // TITLE: 3xTF32 with wgmma (sm_90a)
-// PREVIOUS: 13_mma_3xtf32   NEXT: none
+// PREVIOUS: 13_mma_3xtf32   NEXT: 15_stream_k
 // LESSON: warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass
 // ARCH: sm_90a
 // TILE: 128x128x32_64x128_s3

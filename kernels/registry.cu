@@ -29,6 +29,7 @@ SGEMM_DECLARE_RUNG(rung11)
 SGEMM_DECLARE_RUNG(rung12)
 SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
+SGEMM_DECLARE_RUNG(rung15)
 
 namespace sgemm {
 
@@ -92,6 +93,9 @@ const std::vector<Rung>& registry() {
       {14, "14_wgmma_3xtf32", "3xTF32 with wgmma (sm_90a)",
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass",
        "sgemm_14_wgmma_3xtf32", k3xTf32, &rung14::tile, &rung14::supports, &rung14::launch},
+      {15, "15_stream_k", "Stream-K: every block gets the same work",
+       "stream-K: persistent blocks, whole tiles for the full waves, then the last tiles' slabs dealt out evenly",
+       "sgemm_15_stream_k", kFp32, &rung15::tile, &rung15::supports, &rung15::launch},
   };
   return table;
 }

@@ -74,6 +74,8 @@ METRICS: list[tuple[str, str, str]] = [
     ("smem_ld_insts", "smsp__sass_inst_executed_op_shared_ld.sum", "count"),
     ("smem_st_insts", "smsp__sass_inst_executed_op_shared_st.sum", "count"),
     ("achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "pct"),
+    # Warps resident over the whole kernel, idle SMs included: a partial last wave lowers it.
+    ("occupancy_elapsed_pct", "sm__warps_active.avg.pct_of_peak_sustained_elapsed", "pct"),
     ("issue_slots_busy_pct", "sm__inst_issued.avg.pct_of_peak_sustained_active", "pct"),
     ("issue_active_pct", "smsp__issue_active.avg.pct_of_peak_sustained_active", "pct"),
     ("ffma_thread_insts", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "count"),

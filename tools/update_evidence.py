@@ -61,21 +61,30 @@ RELEVANT = {
                    "stall_short_scoreboard"],
     "wgmma_3xtf32": ["tensor_gmma_active_pct", "tensor_hmma_active_pct", "issue_active_pct",
                      "stall_long_scoreboard", "stall_barrier"],
+    "stream_k": ["occupancy_elapsed_pct", "issue_active_pct", "dram_bytes", "stall_barrier"],
 }
 # Columns a rung's evidence always quotes (the issue's metric for that lesson), ranked or not.
-ALWAYS = {"warptiling": ["issue_active_pct"], "double_buffering": ["issue_active_pct"]}
+ALWAYS = {"warptiling": ["issue_active_pct"], "double_buffering": ["issue_active_pct"],
+          "stream_k": ["occupancy_elapsed_pct"]}
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",
            "stall_mio_throttle", "stall_barrier", "stall_short_scoreboard", "stall_math_pipe_throttle"]
 # Rungs whose lesson shows at other sizes than the default ones: those sizes are quoted first,
 # with the previous rung's figure beside each (split K changes nothing where the grid is full).
-EXTRA_SIZES = {"split_k": [1024, 1536, 3072]}
+EXTRA_SIZES = {"split_k": [1024, 1536, 3072], "stream_k": [1024, 1536, 2048, 3072]}
 SASS_SKIP = {"NOP"}
 TOP_SASS, TOP_NCU = 4, 3
 
 
 # ----------------------------------------------------------------------------------------------
 # The text
+
+
+def builds_on(text: str, headers: dict) -> int | None:
+    """The rung named by a 'BUILDS ON: NN_slug' header line (a rung copied from one other than
+    its predecessor, whose evidence compares with that one), else None."""
+    m = re.search(r"^// BUILDS ON: (\d\d)_", text, re.M)
+    return int(m.group(1)) if m and int(m.group(1)) in headers else None
 
 
 def keep(text: str) -> str:
@@ -339,7 +348,7 @@ def main(argv=None) -> int:
                 continue  # e.g. cuBLAS: nothing of ours to measure
         except ToolError as e:
             raise ToolError(f"{path}: {e}") from e
-        prev = max((r for r in headers if r < rung), default=None)
+        prev = builds_on(old, headers) or max((r for r in headers if r < rung), default=None)
         slug = path.stem
         body = evidence_text(rung, slug, prev, results, sass, ncu, args.sizes, tuned.get(rung), tuned_source)
         new = replace_evidence(old, body, args.width)

@@ -108,4 +108,19 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
+// ---- flags between the blocks of one grid (GPU-scope release / acquire) ---------------------
+
+// Set `*flag = value` after every global write this thread (and, behind a __syncthreads, its
+// block) made before: a block that reads the value with flag_acquire then sees those writes.
+__device__ __forceinline__ void flag_release(int* flag, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+// Read `*flag`; global reads after it see the writes made before the matching flag_release.
+__device__ __forceinline__ int flag_acquire(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
 }  // namespace sgemm

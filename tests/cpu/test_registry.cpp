@@ -1,11 +1,13 @@
 // The registry is the one table of rungs: ids contiguous, slugs unique, every rung's file
 // exists and its header agrees with the table.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -136,4 +138,46 @@ TEST(SplitK, SplitsOnlyWhereTheGridLeavesSmsIdle) {
   EXPECT_GE(slabs / split, 4);  // each still a pipeline of >= 4 slabs
   EXPECT_EQ(sgemm::rung11::choose_split(127, 129, 65, slots), 1);  // too few slabs to split
   EXPECT_LE(sgemm::rung11::choose_split(1, 1, 1 << 20, slots), 8);
+}
+
+// Rung 15's stream-K schedule (host code): every slab of every tile is computed exactly once, and
+// wherever the tiles do not fill whole waves the blocks get the same number of slabs, give or
+// take one, each share still a pipeline of >= 4 slabs.
+namespace sgemm::rung15 {
+std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots);
+int min_blocks_per_sm();
+}
+
+TEST(StreamK, CoversEverySlabOnceAndBalancesTheBlocks) {
+  using T = sgemm::tuned::Rung10;  // rung 15's tile
+  const int64_t slots = 132 * int64_t(sgemm::rung15::min_blocks_per_sm());
+  struct Shape {
+    int64_t M, N, K;
+  };
+  const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {1024, 1024, 1024}, {1536, 1536, 1536},
+                          {3072, 3072, 3072}, {8192, 1024, 8192}, {127, 129, 65},     {T::BM * slots, T::BN, 4096},
+                          {4096, 4096, 32},   {1, 1, 1 << 20}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
+    const int64_t tiles = ((s.M + T::BM - 1) / T::BM) * ((s.N + T::BN - 1) / T::BN), kTiles = (s.K + T::BK - 1) / T::BK;
+    const std::vector<int64_t> slabs = sgemm::rung15::slabs_per_block(s.M, s.N, s.K, slots);
+    ASSERT_FALSE(slabs.empty());
+    EXPECT_LE(int64_t(slabs.size()), slots);  // all resident at once: the fix-up may wait on any of them
+    int64_t sum = 0;
+    for (int64_t n : slabs) sum += n;
+    EXPECT_EQ(sum, tiles * kTiles);
+    const auto [lo, hi] = std::minmax_element(slabs.begin(), slabs.end());
+    if (tiles % slots != 0 && kTiles >= 8) {  // cut into shares: balanced
+      EXPECT_LE(*hi - *lo, 1);
+      EXPECT_GE(*lo, std::min<int64_t>(4, tiles * kTiles));
+    }
+  }
+  // Whole waves stay data-parallel: one tile per block per wave.
+  const std::vector<int64_t> full = sgemm::rung15::slabs_per_block(T::BM * 2 * slots, T::BN, 4096, slots);
+  EXPECT_EQ(int64_t(full.size()), slots);
+  for (int64_t n : full) EXPECT_EQ(n, 2 * 4096 / T::BK);
+  // 4096^3 (several waves): every slot busy, and every block does more than one tile's slabs.
+  const std::vector<int64_t> big = sgemm::rung15::slabs_per_block(4096, 4096, 4096, slots);
+  EXPECT_EQ(int64_t(big.size()), slots);
+  for (int64_t n : big) EXPECT_GT(n, 4096 / T::BK);
 }

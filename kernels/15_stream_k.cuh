@@ -1,0 +1,427 @@
+// =====================================================================================
+// SGEMM Ladder — rung 15: 15_stream_k
+// TITLE: Stream-K: every block gets the same work
+// PREVIOUS: 14_wgmma_3xtf32   NEXT: none
+// BUILDS ON: 11_split_k (a copy of it: diff the two files to read the lesson)
+// LESSON: stream-K: persistent blocks, whole tiles for the full waves, then the last tiles' slabs dealt out evenly
+// TILE: 64x256x32_32x128_8x16_s2_u8
+//
+// WHAT CHANGED: rung 11's kernel, launched as one block per resident slot (persistent). Each
+//   block first computes whole tiles round robin for all but the last full wave; the slabs of
+//   the remaining tiles (the last full wave and the partial one) are then laid end to end and
+//   cut into one equal share per block. A share that starts inside a tile writes its raw
+//   partial sums to a workspace slot and sets a flag (release); the block that holds the
+//   tile's first slab waits for those flags (acquire), adds the partials in block order
+//   (deterministic) and applies alpha and beta. No second kernel, no grid-size limit.
+// WHY: rung 11 splits K only where the grid is small. Elsewhere the tile count is rarely a
+//   multiple of the 264 resident blocks: 4096^3 is 1,024 tiles = 3.88 waves and 8192^3 is 4,096
+//   tiles = 15.5 waves, so the last wave leaves 12% and 48% of the slots idle; cuBLAS's FFMA
+//   kernel (512 and 2,048 tiles of 128x256 on 132 slots) has the same tails.
+// PREDICTION: the time of a whole wave of slabs per block becomes the mean share: 4096^3
+//   512 -> 496.5 slab-times (+3%), 8192^3 4,096 -> 3,972 (+3%), 6144^3 +3%, 2048^3 (256 tiles)
+//   +3%; 1024^3-1536^3 about as rung 11, whose split K already fills the chip. Costs: a 64 KB
+//   partial per block through L2 and one memset: under 1% at 4096^3.
+// EVIDENCE: <evidence>(not yet measured)</evidence>
+// PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
+//   accesses); M, N, K and the leading dimensions below 2^31. Where the schedule cuts a tile, a
+//   workspace of one BM x BN partial tile and one flag per block. The fix-up waits on blocks of
+//   the same grid: the grid never exceeds the resident slots, and a block's partial is the first
+//   unit it computes after its whole tiles, before it ever waits.
+// =====================================================================================
+#pragma once
+
+#include "common/common.cuh"
+
+namespace sgemm::rung15 {
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+struct Tile {
+  static constexpr int kWarps = (BM / WM) * (BN / WN);    // one warp per WM x WN warp tile
+  static constexpr int kThreads = kWarps * kWarpSize;
+  // Blocks per SM the registers must allow: two, unless two blocks' accumulators alone would
+  // fill more than half the register file (then one block of up to 255 registers a thread).
+  static constexpr int kMinBlocks = kThreads <= 256 && 2 * kThreads * TM * TN <= kRegsPerSm / 2 ? 2 : 1;
+  static constexpr int kLaneCols = WN / TN;               // lanes across a warp tile
+  static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
+  static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile
+  static constexpr int kRowsA = kThreads / kVecA;        // A-tile rows copied per pass of all threads
+  static constexpr int kRowsB = kThreads / kVecB;        // B-tile rows copied per pass
+  static constexpr int kLoadsA = BM / kRowsA;            // float4s of A each thread carries per slab
+  static constexpr int kGroupsM = TM / kVecWidth;        // a lane's rows: groups of 4, WM/kGroupsM apart
+  static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
+  static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
+  static constexpr int kSmemBytes = Stages * kStageFloats * int(sizeof(float));
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
+  static_assert(WM % TM == 0 && WN % TN == 0, "thread tiles must tile the warp tile exactly");
+  static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
+  static_assert(BK % kVecWidth == 0 && TM % kVecWidth == 0 && TN % kVecWidth == 0,
+                "128-bit accesses need BK, TM and TN to be multiples of 4");
+  static_assert(kThreads % kVecA == 0 && BM % kRowsA == 0, "the threads must copy the A tile in whole passes");
+  static_assert(kThreads % kVecB == 0 && BK % kRowsB == 0, "the threads must copy the B tile in whole passes");
+  static_assert(BM % kWarpSize == 0 && BK <= kWarpSize, "the swizzle permutes within 32-float chunks of a row");
+  static_assert(Stages >= 2, "a pipeline needs at least two stages");
+  static_assert(KU % kVecWidth == 0 && BK % KU == 0, "the k loop is unrolled in whole quads that divide the slab");
+};
+
+// Column of element (k, m) in the swizzled, transposed A tile. m and the result are floats;
+// multiples of 4 map to multiples of 4, so float4 groups stay whole.
+template <int BK>
+__device__ __forceinline__ int swizzle_a(int k, int m) {
+  return m ^ ((k / kVecWidth) * (kWarpSize * kVecWidth / BK));
+}
+
+// The shared-memory buffers of one pipeline stage.
+template <int BM, int BN>
+struct Stage {
+  float (*a)[BM];  // [BK][BM]: a tile of A, transposed and XOR-swizzled
+  float (*b)[BN];  // [BK][BN]: a tile of B, row-major
+};
+
+template <typename T, int BM, int BN, int BK>
+__device__ __forceinline__ Stage<BM, BN> stage_at(float* smem, int s) {
+  float* base = smem + s * T::kStageFloats;
+  return {reinterpret_cast<float (*)[BM]>(base), reinterpret_cast<float (*)[BN]>(base + BK * BM)};
+}
+
+// The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
+template <typename T, int BM, int BK, bool kGuard>
+__device__ __forceinline__ void load_a(float4 (&rStage)[T::kLoadsA], const float* A, int lda, int M, int K, int m0,
+                                       int k0) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+#pragma unroll
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int gRow = m0 + aRow + i * T::kRowsA;
+    const float* src = A + int64_t(gRow) * lda;
+    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
+  }
+}
+
+// The A slab held in registers into its stage, transposed and swizzled.
+template <typename T, int BM, int BN, int BK>
+__device__ __forceinline__ void store_a(Stage<BM, BN> st, const float4 (&rStage)[T::kLoadsA]) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+#pragma unroll
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
+    st.a[aCol + 0][m] = rStage[i].x;
+    st.a[aCol + 1][m] = rStage[i].y;
+    st.a[aCol + 2][m] = rStage[i].z;
+    st.a[aCol + 3][m] = rStage[i].w;
+  }
+}
+
+// Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
+// chunk reads only the bytes inside B and zero-fills the rest.
+template <typename T, int BM, int BN, int BK, bool kGuard>
+__device__ __forceinline__ void load_b_async(Stage<BM, BN> st, const float* B, int ldb, int N, int K, int n0,
+                                             int k0) {
+  const int bRow = threadIdx.x / T::kVecB, bCol = threadIdx.x % T::kVecB * kVecWidth;
+#pragma unroll
+  for (int r = 0; r < BK; r += T::kRowsB) {
+    const int gRow = k0 + bRow + r, gCol = n0 + bCol;
+    const float* src = B + int64_t(gRow) * ldb + gCol;
+    int bytes = kVecWidth * int(sizeof(float));
+    if (kGuard) {
+      const int valid = gRow < K ? min(max(N - gCol, 0), kVecWidth) : 0;
+      bytes = valid * int(sizeof(float));
+      if (valid == 0) src = B;  // any valid address: nothing is read
+    }
+    cp_async_16(&st.b[bRow + r][bCol], src, bytes);
+  }
+}
+
+// The register fragments of step k: a lane's TM values of A and TN values of B. quad = k / 4,
+// passed apart so that a k made of a runtime chunk plus a constant still swizzles in one XOR.
+template <typename T, int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int quad,
+                                              int aBase, int bBase) {
+#pragma unroll
+  for (int g = 0; g < T::kGroupsM; ++g) {
+    const float4 v = load_f4(&st.a[k][swizzle_a<BK>(quad * kVecWidth, aBase + g * (WM / T::kGroupsM))]);
+    rA[g * 4] = v.x, rA[g * 4 + 1] = v.y, rA[g * 4 + 2] = v.z, rA[g * 4 + 3] = v.w;
+  }
+#pragma unroll
+  for (int g = 0; g < T::kGroupsN; ++g) {
+    const float4 v = load_f4(&st.b[k][bBase + g * (WN / T::kGroupsN)]);
+    rB[g * 4] = v.x, rB[g * 4 + 1] = v.y, rB[g * 4 + 2] = v.z, rB[g * 4 + 3] = v.w;
+  }
+}
+
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(const float (&rA)[TM], const float (&rB)[TN], float (&rAcc)[TM][TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) rAcc[i][j] += rA[i] * rB[j];
+}
+
+// How a block ends a work unit (slabs [kb, ke) of one output tile).
+enum class Finish {
+  kStore,    // the whole tile (kb = 0, ke = all): alpha * acc + beta * C into C
+  kPublish,  // not the tile's first slab: the raw partial sums into this block's workspace slot
+  kFixUp,    // the tile's first slab but not its last: add the later blocks' partials, then store
+};
+
+// The stream-K schedule, the same for every block (the launcher computes it).
+struct Schedule {
+  int tilesN;       // output tiles across N: tile t is tile row t / tilesN, tile column t % tilesN
+  int kTiles;       // slabs of K per output tile
+  int dpTiles;      // tiles 0 .. dpTiles-1 are computed whole, tile t by block t mod (blocks)
+  int64_t skSlabs;  // the slabs of the tiles after them, dealt out evenly and in order:
+                    // block b takes slabs [sk_begin(b), sk_begin(b + 1)) of that sequence
+  __host__ __device__ int64_t sk_begin(int b, int blocks) const { return skSlabs * b / blocks; }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard>
+__device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
+                                           const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
+                                           Finish finish, int lastHelper, float* W, int* flags) {
+  using T = Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>;
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;  // this warp's tile
+  const int aBase = wm0 + lane / T::kLaneCols * kVecWidth;              // this lane's first row
+  const int bBase = wn0 + lane % T::kLaneCols * kVecWidth;              // and first column
+  float rAcc[TM][TN] = {};  // [TM][TN]: rows aBase + g*WM/kGroupsM + v, columns likewise
+  const int kTiles = ceil_div(K, BK);
+  auto stage = [&](int tile) { return stage_at<T, BM, BN, BK>(smem, tile % Stages); };
+  // Edge blocks and the K tail check bounds; interior full slabs do not.
+  auto issue_b = [&](int tile) {  // the cp.async of one B slab, as one commit group
+    if (tile < kTiles) {
+      if (kGuard || (tile + 1) * BK > K) load_b_async<T, BM, BN, BK, true>(stage(tile), B, ldb, N, K, n0, tile * BK);
+      else load_b_async<T, BM, BN, BK, false>(stage(tile), B, ldb, N, K, n0, tile * BK);
+    }
+    cp_async_commit();  // empty groups keep the wait count uniform
+  };
+  float4 rStage[T::kLoadsA];  // the next A slab, on its way from global to shared memory
+  auto fetch_a = [&](int tile) {
+    if (kGuard || (tile + 1) * BK > K) load_a<T, BM, BK, true>(rStage, A, lda, M, K, m0, tile * BK);
+    else load_a<T, BM, BK, false>(rStage, A, lda, M, K, m0, tile * BK);
+  };
+
+  // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
+  for (int s = 0; s < Stages - 1; ++s) issue_b(s);
+  fetch_a(0);
+  store_a<T, BM, BN, BK>(stage(0), rStage);
+  if (kTiles > 1) fetch_a(1);
+  cp_async_wait<Stages - 2>();
+  __syncthreads();
+  float rA[2][TM], rB[2][TN];  // double-buffered register fragments
+  load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
+
+  // The k loop runs in chunks of KU steps: only one chunk is unrolled, so the loop body stays
+  // small enough for the instruction cache (a whole 32-step slab of 8x16 outer products is 70 KB
+  // of SASS). KU == BK unrolls a whole slab.
+  constexpr int kChunks = BK / KU;  // chunks per slab
+#pragma unroll 1
+  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {
+    const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
+    if (c == 0) issue_b(kt + Stages - 1);                 // into the stage every warp left at the last barrier
+    const Stage<BM, BN> st = stage(kt);
+#pragma unroll
+    for (int k = 0; k < KU; ++k) {
+      if (k == KU - 1 && c == kChunks - 1) {
+        // End of the slab: publish A slab kt+1, wait for B slab kt+1, then prefetch its first
+        // fragment and start loading A slab kt+2.
+        if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
+        cp_async_wait<Stages - 2>();
+        __syncthreads();
+        if (kt + 1 < kTiles) {
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
+                                                       bBase);
+          if (kt + 2 < kTiles) fetch_a(kt + 2);
+        }
+      } else {  // step c*KU + k + 1 of this slab
+        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1,
+                                                     c * (KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
+      }
+      outer_product(rA[k % 2], rB[k % 2], rAcc);
+    }
+  }
+  cp_async_wait<0>();
+
+  // Partial tiles travel through this block's slot of W in the threads' own register order
+  // (float4 g of thread x at g * kThreads + x: coalesced, and read back by the same thread).
+  constexpr int kGroups = TM * TN / kVecWidth;  // float4s of accumulators per thread
+  if (finish == Finish::kPublish) {
+    float4* slot = reinterpret_cast<float4*>(W) + int64_t(blockIdx.x) * kGroups * T::kThreads + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; j += kVecWidth)
+        __stcg(slot + (i * TN + j) / kVecWidth * T::kThreads,
+               make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]));
+    __threadfence();
+    __syncthreads();  // the whole partial tile is written
+    if (threadIdx.x == 0) flag_release(flags + blockIdx.x, 1);
+    return;
+  }
+  // Fix-up: the blocks after this one that hold the rest of the tile, in block order (the sum is
+  // bitwise deterministic). Their partials are the first thing they compute, so none waits long.
+  for (int b = blockIdx.x + 1; finish == Finish::kFixUp && b <= lastHelper; ++b) {
+    if (threadIdx.x == 0)
+      while (flag_acquire(flags + b) == 0) {
+      }
+    __syncthreads();
+    const float4* slot = reinterpret_cast<const float4*>(W) + int64_t(b) * kGroups * T::kThreads + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; j += kVecWidth) {
+        const float4 p = __ldcg(slot + (i * TN + j) / kVecWidth * T::kThreads);
+        rAcc[i][j] += p.x, rAcc[i][j + 1] += p.y, rAcc[i][j + 2] += p.z, rAcc[i][j + 3] += p.w;
+      }
+  }
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = m0 + aBase + i / kVecWidth * (WM / T::kGroupsM) + i % kVecWidth;
+    if (kGuard && row >= M) continue;
+#pragma unroll
+    for (int j = 0; j < TN; j += kVecWidth) {
+      const int col = n0 + bBase + j / kVecWidth * (WN / T::kGroupsN);
+      const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
+      store4_epilogue(C + int64_t(row) * ldc + col, kGuard ? N - col : kVecWidth, alpha, acc, beta);
+    }
+  }
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
+                                  Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
+sgemm_15_stream_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                  float* C, int ldc, Schedule sched, float* W, int* flags) {
+  extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
+  // A persistent block: first its whole tiles (round robin), then its even share of the slabs left.
+  int dp = blockIdx.x;
+  int64_t sk = sched.sk_begin(blockIdx.x, gridDim.x);
+  const int64_t skEnd = sched.sk_begin(blockIdx.x + 1, gridDim.x);
+  for (;;) {
+    int tile, kb, ke;  // this unit: slabs [kb, ke) of output tile `tile`
+    if (dp < sched.dpTiles) {
+      tile = dp, kb = 0, ke = sched.kTiles;
+      dp += gridDim.x;
+    } else if (sk < skEnd) {
+      tile = sched.dpTiles + int(sk / sched.kTiles), kb = int(sk % sched.kTiles);
+      ke = int(min(int64_t(sched.kTiles), kb + (skEnd - sk)));
+      sk += ke - kb;
+    } else {
+      break;
+    }
+    const Finish finish = kb > 0 ? Finish::kPublish : ke < sched.kTiles ? Finish::kFixUp : Finish::kStore;
+    int lastHelper = blockIdx.x;  // kFixUp: the last block whose share reaches into this tile
+    if (finish == Finish::kFixUp) {
+      const int64_t tileEnd = int64_t(tile - sched.dpTiles + 1) * sched.kTiles;
+      while (lastHelper + 1 < int(gridDim.x) && sched.sk_begin(lastHelper + 1, gridDim.x) < tileEnd) ++lastHelper;
+    }
+    // The unit is a GEMM of its own over its K range (rung 11's split, now per unit).
+    const int m0 = tile / sched.tilesN * BM, n0 = tile % sched.tilesN * BN, k0 = kb * BK;
+    const int kLen = min(K - k0, (ke - kb) * BK);
+    __syncthreads();  // every warp has left the previous unit's stages
+    if (m0 + BM <= M && n0 + BN <= N)
+      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, kLen, alpha, A + k0, lda,
+                                                                B + int64_t(k0) * ldb, ldb, beta, C, ldc, m0, n0,
+                                                                finish, lastHelper, W, flags);
+    else
+      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, kLen, alpha, A + k0, lda,
+                                                               B + int64_t(k0) * ldb, ldb, beta, C, ldc, m0, n0,
+                                                               finish, lastHelper, W, flags);
+  }
+}
+
+}  // namespace sgemm::rung15
+
+#ifndef SGEMM_DEVICE_ONLY
+#include <algorithm>
+#include <vector>
+
+#include "common/launch.hpp"
+#include "tuned/tuned.cuh"
+
+namespace sgemm::rung15 {
+
+using Tuned = tuned::Rung10;  // rung 10's tiles: this rung changes only which block computes what
+constexpr int kBM = Tuned::BM, kBN = Tuned::BN, kBK = Tuned::BK, kWM = Tuned::WM, kWN = Tuned::WN,
+              kTM = Tuned::TM, kTN = Tuned::TN, kStages = Tuned::Stages, kKU = Tuned::KU;
+using Config = Tile<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
+
+constexpr int kMinSlabsPerUnit = 4;  // a stream-K share still runs a pipeline of >= 4 slabs
+
+std::string tile() {
+  return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" + std::to_string(kWM) +
+         "x" + std::to_string(kWN) + "_" + std::to_string(kTM) + "x" + std::to_string(kTN) + "_s" +
+         std::to_string(kStages) + "_u" + std::to_string(kKU);
+}
+
+bool supports(const GemmArgs& a, std::string* why) { return vec4_ok(a, why) && fits_int32(a, why); }
+
+int min_blocks_per_sm() { return Config::kMinBlocks; }
+
+// The schedule and the grid for `slots` resident blocks. Whole waves of tiles stay data-parallel
+// (one tile per block, no fix-up); the last full wave and the partial one are dealt out as slabs,
+// so every block gets the same number of slabs give or take one. A grid of whole waves, or K too
+// short to cut, stays data-parallel throughout.
+struct Plan {
+  Schedule sched;
+  int blocks;  // grid size: at most `slots`, all resident at once
+};
+
+Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
+  const int64_t tilesN = ceil_div64(N, kBN), tiles = ceil_div64(M, kBM) * tilesN, kTiles = ceil_div64(K, kBK);
+  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, int(std::min(tiles, slots))};
+  if (tiles % slots == 0 || kTiles < 2 * kMinSlabsPerUnit) return p;
+  const int64_t waves = tiles / slots;
+  p.sched.dpTiles = int(waves >= 2 ? (waves - 1) * slots : 0);
+  p.sched.skSlabs = (tiles - p.sched.dpTiles) * kTiles;
+  p.blocks = int(std::min(slots, std::max<int64_t>(1, p.sched.skSlabs / kMinSlabsPerUnit)));
+  return p;
+}
+
+// The slabs each block of the grid computes, whole tiles and stream-K share together (for the
+// CPU tests: the schedule must cover every slab once and balance the blocks).
+std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots) {
+  const Plan p = plan(M, N, K, slots);
+  std::vector<int64_t> slabs(size_t(p.blocks), 0);
+  for (int b = 0; b < p.blocks; ++b) {
+    const int64_t wholeTiles = b < p.sched.dpTiles ? (p.sched.dpTiles - 1 - b) / p.blocks + 1 : 0;
+    slabs[size_t(b)] = wholeTiles * p.sched.kTiles + p.sched.sk_begin(b + 1, p.blocks) - p.sched.sk_begin(b, p.blocks);
+  }
+  return slabs;
+}
+
+Status launch(const GemmArgs& a, cudaStream_t stream) {
+  auto kernel = sgemm_15_stream_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
+  if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
+  int device = 0, sms = 0, perSm = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);
+  if (const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess)
+    return from_cuda(err);
+  if (const cudaError_t err =
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, Config::kThreads, Config::kSmemBytes);
+      err != cudaSuccess)
+    return from_cuda(err);
+  const Plan p = plan(a.M, a.N, a.K, int64_t(sms) * std::max(perSm, 1));
+  if (p.blocks == 0) return Status::kOk;
+  if (p.sched.skSlabs == 0) {  // data-parallel only: no partial tiles, no workspace
+    kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
+                                                                       a.beta, a.C, a.ldc, p.sched, nullptr, nullptr);
+    return launch_status();
+  }
+  // Workspace: a partial tile per block, then a flag per block (zeroed here, set once published).
+  const size_t slotFloats = size_t(kBM) * kBN, partialBytes = size_t(p.blocks) * slotFloats * sizeof(float);
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(partialBytes + size_t(p.blocks) * sizeof(int), stream, &ws); s != Status::kOk)
+    return s;
+  float* W = static_cast<float*>(ws);
+  int* flags = reinterpret_cast<int*>(static_cast<char*>(ws) + partialBytes);
+  Status s = from_cuda(cudaMemsetAsync(flags, 0, size_t(p.blocks) * sizeof(int), stream));
+  if (s == Status::kOk) {
+    kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
+                                                                       a.beta, a.C, a.ldc, p.sched, W, flags);
+    s = launch_status();
+  }
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+}  // namespace sgemm::rung15
+#endif
