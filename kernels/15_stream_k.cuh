@@ -166,16 +166,17 @@ enum class Finish {
 struct Schedule {
   int tilesN;       // output tiles across N: tile t is tile row t / tilesN, tile column t % tilesN
   int kTiles;       // slabs of K per output tile
-  int dpTiles;      // tiles 0 .. dpTiles-1 are computed whole, tile t by block t mod (blocks)
-  int64_t skSlabs;  // the slabs of the tiles after them, dealt out evenly and in order:
-                    // block b takes slabs [sk_begin(b), sk_begin(b + 1)) of that sequence
+  int dpTiles;      // tiles 0 .. dpTiles-1 (the full waves) are computed whole, tile t by block t
+  int64_t skSlabs;  // the slabs of the tiles after them, dealt out evenly and in order to the
+                    // stream-K blocks after those: block dpTiles + b takes slabs
+                    // [sk_begin(b), sk_begin(b + 1)) of that sequence
   __host__ __device__ int64_t sk_begin(int b, int blocks) const { return skSlabs * b / blocks; }
 };
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
-                                           Finish finish, int lastHelper, float* W, int* flags) {
+                                           Finish finish, int skBlock, int lastHelper, float* W, int* flags) {
   using T = Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;  // this warp's tile
@@ -243,7 +244,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   // (float4 g of thread x at g * kThreads + x: coalesced, and read back by the same thread).
   constexpr int kGroups = TM * TN / kVecWidth;  // float4s of accumulators per thread
   if (finish == Finish::kPublish) {
-    float4* slot = reinterpret_cast<float4*>(W) + int64_t(blockIdx.x) * kGroups * T::kThreads + threadIdx.x;
+    float4* slot = reinterpret_cast<float4*>(W) + int64_t(skBlock) * kGroups * T::kThreads + threadIdx.x;
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -252,12 +253,12 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
                make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]));
     __threadfence();
     __syncthreads();  // the whole partial tile is written
-    if (threadIdx.x == 0) flag_release(flags + blockIdx.x, 1);
+    if (threadIdx.x == 0) flag_release(flags + skBlock, 1);
     return;
   }
   // Fix-up: the blocks after this one that hold the rest of the tile, in block order (the sum is
   // bitwise deterministic). Their partials are the first thing they compute, so none waits long.
-  for (int b = blockIdx.x + 1; finish == Finish::kFixUp && b <= lastHelper; ++b) {
+  for (int b = skBlock + 1; finish == Finish::kFixUp && b <= lastHelper; ++b) {
     if (threadIdx.x == 0)
       while (flag_acquire(flags + b) == 0) {
       }
@@ -285,46 +286,56 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   }
 }
 
+// One unit of a stream-K share, in a function of its own: its registers are allocated apart from
+// the whole-tile path's, which then keeps rung 11's register assignment (the share loop's extra
+// live values cost rung 11's loop ~4% in register-bank dispatch stalls when inlined; exp39).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+__device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
+                                           const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
+                                           Finish finish, int skBlock, int lastHelper, float* W, int* flags) {
+  if (m0 + BM <= M && n0 + BN <= N)
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0,
+                                                              n0, finish, skBlock, lastHelper, W, flags);
+  else
+    block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0,
+                                                             n0, finish, skBlock, lastHelper, W, flags);
+}
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
 sgemm_15_stream_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc, Schedule sched, float* W, int* flags) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
-  // A persistent block: first its whole tiles (round robin), then its even share of the slabs left.
-  int dp = blockIdx.x;
-  int64_t sk = sched.sk_begin(blockIdx.x, gridDim.x);
-  const int64_t skEnd = sched.sk_begin(blockIdx.x + 1, gridDim.x);
-  for (;;) {
-    int tile, kb, ke;  // this unit: slabs [kb, ke) of output tile `tile`
-    if (dp < sched.dpTiles) {
-      tile = dp, kb = 0, ke = sched.kTiles;
-      dp += gridDim.x;
-    } else if (sk < skEnd) {
-      tile = sched.dpTiles + int(sk / sched.kTiles), kb = int(sk % sched.kTiles);
-      ke = int(min(int64_t(sched.kTiles), kb + (skEnd - sk)));
-      sk += ke - kb;
-    } else {
-      break;
-    }
+  if (int(blockIdx.x) < sched.dpTiles) {  // a whole tile of the full waves: rung 11 without its split
+    const int m0 = int(blockIdx.x) / sched.tilesN * BM, n0 = int(blockIdx.x) % sched.tilesN * BN;
+    if (m0 + BM <= M && n0 + BN <= N)
+      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                                m0, n0, Finish::kStore, 0, 0, W, flags);
+    else
+      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                               m0, n0, Finish::kStore, 0, 0, W, flags);
+    return;
+  }
+  // A stream-K block: its even share of the slabs of the tiles after the full waves, unit by unit.
+  const int b = int(blockIdx.x) - sched.dpTiles, blocks = int(gridDim.x) - sched.dpTiles;
+  const int64_t skEnd = sched.sk_begin(b + 1, blocks);
+  for (int64_t sk = sched.sk_begin(b, blocks); sk < skEnd;) {
+    const int tile = sched.dpTiles + int(sk / sched.kTiles), kb = int(sk % sched.kTiles);  // slabs [kb, ke)
+    const int ke = int(min(int64_t(sched.kTiles), kb + (skEnd - sk)));
+    sk += ke - kb;
     const Finish finish = kb > 0 ? Finish::kPublish : ke < sched.kTiles ? Finish::kFixUp : Finish::kStore;
-    int lastHelper = blockIdx.x;  // kFixUp: the last block whose share reaches into this tile
+    int lastHelper = b;  // kFixUp: the last stream-K block whose share reaches into this tile
     if (finish == Finish::kFixUp) {
       const int64_t tileEnd = int64_t(tile - sched.dpTiles + 1) * sched.kTiles;
-      while (lastHelper + 1 < int(gridDim.x) && sched.sk_begin(lastHelper + 1, gridDim.x) < tileEnd) ++lastHelper;
+      while (lastHelper + 1 < blocks && sched.sk_begin(lastHelper + 1, blocks) < tileEnd) ++lastHelper;
     }
     // The unit is a GEMM of its own over its K range (rung 11's split, now per unit).
     const int m0 = tile / sched.tilesN * BM, n0 = tile % sched.tilesN * BN, k0 = kb * BK;
-    const int kLen = min(K - k0, (ke - kb) * BK);
     __syncthreads();  // every warp has left the previous unit's stages
-    if (m0 + BM <= M && n0 + BN <= N)
-      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, kLen, alpha, A + k0, lda,
-                                                                B + int64_t(k0) * ldb, ldb, beta, C, ldc, m0, n0,
-                                                                finish, lastHelper, W, flags);
-    else
-      block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, true>(smem, M, N, kLen, alpha, A + k0, lda,
-                                                               B + int64_t(k0) * ldb, ldb, beta, C, ldc, m0, n0,
-                                                               finish, lastHelper, W, flags);
+    stream_k_unit<BM, BN, BK, WM, WN, TM, TN, Stages, KU>(smem, M, N, min(K - k0, (ke - kb) * BK), alpha, A + k0,
+                                                          lda, B + int64_t(k0) * ldb, ldb, beta, C, ldc, m0, n0,
+                                                          finish, b, lastHelper, W, flags);
   }
 }
 
@@ -356,35 +367,33 @@ bool supports(const GemmArgs& a, std::string* why) { return vec4_ok(a, why) && f
 
 int min_blocks_per_sm() { return Config::kMinBlocks; }
 
-// The schedule and the grid for `slots` resident blocks. Whole waves of tiles stay data-parallel
-// (one tile per block, no fix-up); the last full wave and the partial one are dealt out as slabs,
-// so every block gets the same number of slabs give or take one. A grid of whole waves, or K too
-// short to cut, stays data-parallel throughout.
+// The schedule and the grid for `slots` resident blocks. The full waves of tiles stay data-parallel
+// (one block per tile, no fix-up); the slabs of the tiles left over are dealt out to at most one
+// wave of stream-K blocks, each share a pipeline of >= kMinSlabsPerUnit slabs. A grid of whole
+// waves, or K too short to cut, stays data-parallel throughout.
 struct Plan {
   Schedule sched;
-  int blocks;  // grid size: at most `slots`, all resident at once
+  int blocks;  // grid size: dpTiles whole-tile blocks, then at most `slots` stream-K blocks
 };
 
 Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
   const int64_t tilesN = ceil_div64(N, kBN), tiles = ceil_div64(M, kBM) * tilesN, kTiles = ceil_div64(K, kBK);
-  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, int(std::min(tiles, slots))};
+  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, int(tiles)};
   if (tiles % slots == 0 || kTiles < 2 * kMinSlabsPerUnit) return p;
-  const int64_t waves = tiles / slots;
-  p.sched.dpTiles = int(waves >= 2 ? (waves - 1) * slots : 0);
+  p.sched.dpTiles = int(tiles / slots * slots);
   p.sched.skSlabs = (tiles - p.sched.dpTiles) * kTiles;
-  p.blocks = int(std::min(slots, std::max<int64_t>(1, p.sched.skSlabs / kMinSlabsPerUnit)));
+  p.blocks = p.sched.dpTiles + int(std::min(slots, std::max<int64_t>(1, p.sched.skSlabs / kMinSlabsPerUnit)));
   return p;
 }
 
-// The slabs each block of the grid computes, whole tiles and stream-K share together (for the
-// CPU tests: the schedule must cover every slab once and balance the blocks).
+// The slabs each block of the grid computes, in block order (for the CPU tests: the schedule must
+// cover every slab once and balance the stream-K blocks).
 std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots) {
   const Plan p = plan(M, N, K, slots);
-  std::vector<int64_t> slabs(size_t(p.blocks), 0);
-  for (int b = 0; b < p.blocks; ++b) {
-    const int64_t wholeTiles = b < p.sched.dpTiles ? (p.sched.dpTiles - 1 - b) / p.blocks + 1 : 0;
-    slabs[size_t(b)] = wholeTiles * p.sched.kTiles + p.sched.sk_begin(b + 1, p.blocks) - p.sched.sk_begin(b, p.blocks);
-  }
+  std::vector<int64_t> slabs(size_t(p.sched.dpTiles), p.sched.kTiles);
+  const int skBlocks = p.blocks - p.sched.dpTiles;
+  for (int b = 0; b < skBlocks; ++b)
+    slabs.push_back(p.sched.sk_begin(b + 1, skBlocks) - p.sched.sk_begin(b, skBlocks));
   return slabs;
 }
 
@@ -401,19 +410,21 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
     return from_cuda(err);
   const Plan p = plan(a.M, a.N, a.K, int64_t(sms) * std::max(perSm, 1));
   if (p.blocks == 0) return Status::kOk;
-  if (p.sched.skSlabs == 0) {  // data-parallel only: no partial tiles, no workspace
+  if (p.sched.skSlabs == 0) {  // whole tiles only: no partial tiles, no workspace
     kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
                                                                        a.beta, a.C, a.ldc, p.sched, nullptr, nullptr);
     return launch_status();
   }
-  // Workspace: a partial tile per block, then a flag per block (zeroed here, set once published).
-  const size_t slotFloats = size_t(kBM) * kBN, partialBytes = size_t(p.blocks) * slotFloats * sizeof(float);
+  // Workspace: a partial tile per stream-K block, then a flag per stream-K block (zeroed here, set
+  // once published).
+  const int skBlocks = p.blocks - p.sched.dpTiles;
+  const size_t slotFloats = size_t(kBM) * kBN, partialBytes = size_t(skBlocks) * slotFloats * sizeof(float);
   void* ws = nullptr;
-  if (const Status s = workspace_alloc(partialBytes + size_t(p.blocks) * sizeof(int), stream, &ws); s != Status::kOk)
+  if (const Status s = workspace_alloc(partialBytes + size_t(skBlocks) * sizeof(int), stream, &ws); s != Status::kOk)
     return s;
   float* W = static_cast<float*>(ws);
   int* flags = reinterpret_cast<int*>(static_cast<char*>(ws) + partialBytes);
-  Status s = from_cuda(cudaMemsetAsync(flags, 0, size_t(p.blocks) * sizeof(int), stream));
+  Status s = from_cuda(cudaMemsetAsync(flags, 0, size_t(skBlocks) * sizeof(int), stream));
   if (s == Status::kOk) {
     kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
                                                                        a.beta, a.C, a.ldc, p.sched, W, flags);

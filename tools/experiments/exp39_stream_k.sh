@@ -58,3 +58,5 @@ for k in 11 15; do
   python3 tools/ncu_profile.py --kernel $k --csv "$OUT/ncu_$k.csv" > "$OUT/ncu_$k.log" 2>&1
   echo "ncu $k rc=$?"; tail -4 "$OUT/ncu_$k.log"
 done
+# Only a few files come back from the GPU machine: logs and CSVs in one archive, JSON beside it.
+tar -czf "$OUT/exp39_logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *.csv 2>/dev/null) && (cd "$OUT" && rm -f *.log *.csv)
