@@ -3,30 +3,40 @@
 // TITLE: Stream-K: every block gets the same work
 // PREVIOUS: 14_wgmma_3xtf32   NEXT: none
 // BUILDS ON: 11_split_k (a copy of it: diff the two files to read the lesson)
-// LESSON: stream-K: persistent blocks, whole tiles for the full waves, then the last tiles' slabs dealt out evenly
+// LESSON: stream-K: whole tiles for the full waves, then the leftover tiles' slabs dealt out evenly to one wave of blocks
 // TILE: 64x256x32_32x128_8x16_s2_u8
 //
-// WHAT CHANGED: rung 11's kernel, launched as one block per resident slot (persistent). Each
-//   block first computes whole tiles round robin for all but the last full wave; the slabs of
-//   the remaining tiles (the last full wave and the partial one) are then laid end to end and
-//   cut into one equal share per block. A share that starts inside a tile writes its raw
-//   partial sums to a workspace slot and sets a flag (release); the block that holds the
-//   tile's first slab waits for those flags (acquire), adds the partials in block order
-//   (deterministic) and applies alpha and beta. No second kernel, no grid-size limit.
-// WHY: rung 11 splits K only where the grid is small. Elsewhere the tile count is rarely a
-//   multiple of the 264 resident blocks: 4096^3 is 1,024 tiles = 3.88 waves and 8192^3 is 4,096
-//   tiles = 15.5 waves, so the last wave leaves 12% and 48% of the slots idle; cuBLAS's FFMA
-//   kernel (512 and 2,048 tiles of 128x256 on 132 slots) has the same tails.
-// PREDICTION: the time of a whole wave of slabs per block becomes the mean share: 4096^3
-//   512 -> 496.5 slab-times (+3%), 8192^3 4,096 -> 3,972 (+3%), 6144^3 +3%, 2048^3 (256 tiles)
-//   +3%; 1024^3-1536^3 about as rung 11, whose split K already fills the chip. Costs: a 64 KB
-//   partial per block through L2 and one memset: under 1% at 4096^3.
+// WHAT CHANGED: rung 11's kernel, with stream-K in place of its split K. The grid is one block per
+//   tile for the full waves of tiles (rung 11 without a split), then at most one wave of
+//   stream-K blocks: the slabs of the tiles left over are laid end to end and cut into one
+//   equal share per block. A share that starts inside a tile writes its raw partial sums to a
+//   workspace slot and sets a flag (release); the block that holds the tile's first slab waits
+//   for those flags (acquire), adds the partials in block order (deterministic) and applies
+//   alpha and beta. No reduction kernel, no grid.y limit. The launcher's model (slab-times)
+//   chooses stream-K only where it beats whole tiles, pricing a stream-K slab at 1.35.
+// WHY: rung 11 splits K only where the grid is small, and only into whole waves. Elsewhere the
+//   tile count is rarely a multiple of the 264 resident blocks: 3072^3 is 576 tiles = 2.18
+//   waves, 8192^3 is 4,096 tiles = 15.5 waves, so the last wave leaves 82% and 48% of the
+//   slots idle; 1536^3 (144 tiles) has no good split.
+// PREDICTION: (for a first version, a persistent grid that also ran the whole tiles) the time of a
+//   whole wave becomes the mean share, +3% at 2048^3-8192^3; 1024^3-1536^3 about as rung 11.
+// MISS (large): that version ran at 87-92% of cuBLAS from 2048^3 up. (1) In one persistent
+//   kernel ptxas assigned the accumulators so that 2.6x more FFMAs read two sources from one
+//   register bank (sass_loop count 282 -> 769 per slab loop): dispatch stalls 0.22 -> 0.36 per
+//   issue, issue-active 83% -> 75%, on every tile. Whole tiles now run in their own blocks on
+//   rung 11's code path, the share loop calls its unit as a separate function. (2) Shares start
+//   at scattered k, so tiles that use the same panel of A or B no longer read it together:
+//   4096^3 read 6x more from DRAM. With that, a stream-K slab costs 1.14-1.6 whole-tile slabs
+//   (exp39), so the tail is worth cutting only when it is short: 3072^3 and 1536^3 gain 12-20%,
+//   8192^3 ~1%, and 2048^3 and 4096^3 (last waves 97% and 88% full) stay whole tiles. 1024^3
+//   is 4 points below rung 11's split (shares of 8 slabs; not yet explained).
 // EVIDENCE: <evidence>(not yet measured)</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31. Where the schedule cuts a tile, a
-//   workspace of one BM x BN partial tile and one flag per block. The fix-up waits on blocks of
-//   the same grid: the grid never exceeds the resident slots, and a block's partial is the first
-//   unit it computes after its whole tiles, before it ever waits.
+//   workspace of one BM x BN partial tile and one flag per stream-K block. The fix-up waits on
+//   other blocks of the grid: the stream-K blocks are at most one wave, so all of them fit once
+//   the whole-tile blocks before them have finished, and each publishes its partial as its
+//   first unit, before it ever waits (it waits only on later blocks).
 // =====================================================================================
 #pragma once
 
@@ -356,6 +366,11 @@ constexpr int kBM = Tuned::BM, kBN = Tuned::BN, kBK = Tuned::BK, kWM = Tuned::WM
 using Config = Tile<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
 
 constexpr int kMinSlabsPerUnit = 4;  // a stream-K share still runs a pipeline of >= 4 slabs
+// What a slab of a stream-K share costs in whole-tile slab-times (exp39, H200): its unit runs in
+// a function with its own, less lucky register assignment (more register-bank dispatch stalls),
+// its shares start at scattered k, so tiles that share a panel of A or B no longer read it
+// together from L2, and the fix-up adds the partials. Measured 1.14-1.6 across 4096^3-8192^3.
+constexpr double kStreamKSlabCost = 1.35;
 
 std::string tile() {
   return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" + std::to_string(kWM) +
@@ -369,8 +384,9 @@ int min_blocks_per_sm() { return Config::kMinBlocks; }
 
 // The schedule and the grid for `slots` resident blocks. The full waves of tiles stay data-parallel
 // (one block per tile, no fix-up); the slabs of the tiles left over are dealt out to at most one
-// wave of stream-K blocks, each share a pipeline of >= kMinSlabsPerUnit slabs. A grid of whole
-// waves, or K too short to cut, stays data-parallel throughout.
+// wave of stream-K blocks, each share a pipeline of >= kMinSlabsPerUnit slabs. That is done only
+// where the model (in slab-times) says it pays: a stream-K slab costs kStreamKSlabCost whole-tile
+// slabs. Otherwise, or where K is too short to cut, the whole grid stays data-parallel.
 struct Plan {
   Schedule sched;
   int blocks;  // grid size: dpTiles whole-tile blocks, then at most `slots` stream-K blocks
@@ -380,9 +396,14 @@ Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
   const int64_t tilesN = ceil_div64(N, kBN), tiles = ceil_div64(M, kBM) * tilesN, kTiles = ceil_div64(K, kBK);
   Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, int(tiles)};
   if (tiles % slots == 0 || kTiles < 2 * kMinSlabsPerUnit) return p;
-  p.sched.dpTiles = int(tiles / slots * slots);
-  p.sched.skSlabs = (tiles - p.sched.dpTiles) * kTiles;
-  p.blocks = p.sched.dpTiles + int(std::min(slots, std::max<int64_t>(1, p.sched.skSlabs / kMinSlabsPerUnit)));
+  const int64_t dpTiles = tiles / slots * slots, skSlabs = (tiles - dpTiles) * kTiles;
+  const int64_t skBlocks = std::min(slots, std::max<int64_t>(1, skSlabs / kMinSlabsPerUnit));
+  const double wholeCost = double(ceil_div64(tiles, slots) * kTiles);
+  const double streamKCost = double(dpTiles / slots * kTiles) + kStreamKSlabCost * double(ceil_div64(skSlabs, skBlocks));
+  if (streamKCost >= wholeCost) return p;
+  p.sched.dpTiles = int(dpTiles);
+  p.sched.skSlabs = skSlabs;
+  p.blocks = int(dpTiles + skBlocks);
   return p;
 }
 

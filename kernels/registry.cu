@@ -94,7 +94,7 @@ const std::vector<Rung>& registry() {
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a pre-pass",
        "sgemm_14_wgmma_3xtf32", k3xTf32, &rung14::tile, &rung14::supports, &rung14::launch},
       {15, "15_stream_k", "Stream-K: every block gets the same work",
-       "stream-K: persistent blocks, whole tiles for the full waves, then the last tiles' slabs dealt out evenly",
+       "stream-K: whole tiles for the full waves, then the leftover tiles' slabs dealt out evenly to one wave of blocks",
        "sgemm_15_stream_k", kFp32, &rung15::tile, &rung15::supports, &rung15::launch},
   };
   return table;

@@ -20,8 +20,9 @@ def test_parse_raw_csv_rung07(data_dir):
     assert ln["kernel"] == "sgemm_07_bank_conflict_free"
     assert ln["grid_size"] == "(32, 32, 1)" and ln["block_size"] == "(256, 1, 1)"
     assert ln["values"]["dram__bytes_read.sum"] == ("318,767,104", "byte")
-    # The fixture was recorded before the tensor-pipe and by-address columns joined METRICS.
-    newer = ("sm__pipe_tensor", "smsp__sass_l1tex")
+    # The fixture was recorded before the tensor-pipe, by-address and occupancy-over-elapsed-time
+    # columns joined METRICS.
+    newer = ("sm__pipe_tensor", "smsp__sass_l1tex", "sm__warps_active.avg.pct_of_peak_sustained_elapsed")
     assert set(m for _, m, _ in nc.METRICS if not m.startswith(newer)) <= set(ln["values"])
 
 

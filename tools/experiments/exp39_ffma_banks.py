@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""exp39: count the FFMAs of each hot loop that read two sources from one register bank.
+
+Usage:  cuobjdump -sass libsgemm_ladder.so > all.sass   (or a rung's object file)
+        python3 tools/experiments/exp39_ffma_banks.py all.sass [kernel-name-substring]
+
+For every loop (a backward branch) holding more than 100 FFMAs, prints its instruction count and
+FFMA count, then `bank pairs`: FFMAs of which at least two source registers fall in the same
+bank (register number mod 2, the two-bank model of Volta-and-later register files) and are not
+served from the operand reuse cache (the `.reuse` flag on the same operand slot of the previous
+FFMA). Each such pair costs the dispatcher a cycle; ncu shows them as dispatch stalls. The count
+is a static proxy for code that ptxas laid out well or badly: rung 11's whole-tile loop has ~280
+of 1,024 FFMAs, the first (persistent) rung 15 had ~770 and ran 9% slower.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+
+INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+REG = re.compile(r"(?<![\w.])R(\d+)(\.reuse)?")
+FUNC = re.compile(r"Function : (\S+)")
+
+
+def functions(text: str):
+    """(name, [(address, instruction)]) per function of a cuobjdump -sass listing."""
+    name, body = None, []
+    for line in text.splitlines():
+        m = FUNC.search(line)
+        if m:
+            if name:
+                yield name, body
+            name, body = m.group(1), []
+            continue
+        m = INSN.search(line)
+        if m and name:
+            body.append((int(m.group(1), 16), m.group(2)))
+    if name:
+        yield name, body
+
+
+def bank_pairs(loop: list[tuple[int, str]]) -> int:
+    count, prev = 0, None  # prev: (source registers, reuse flags) of the previous FFMA
+    for _, op in loop:
+        tokens = op.split()
+        opcode = tokens[1] if tokens[0].startswith("@") else tokens[0]  # after a predicate
+        if not opcode.startswith("FFMA"):
+            prev = None
+            continue
+        regs = REG.findall(op)[1:4]  # destination first
+        if len(regs) < 3:
+            prev = None
+            continue
+        src = [int(r) for r, _ in regs]
+        reuse = [bool(f) for _, f in regs]
+        live = [src[k] % 2 for k in range(3) if not (prev and prev[1][k] and prev[0][k] == src[k])]
+        if len(live) >= 2 and max(Counter(live).values()) >= 2:
+            count += 1
+        prev = (src, reuse)
+    return count
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+    want = sys.argv[2] if len(sys.argv) > 2 else ""
+    for name, body in functions(text):
+        if want not in name:
+            continue
+        for addr, op in body:
+            m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", op)
+            if not m or int(m.group(1), 16) >= addr:
+                continue
+            loop = [x for x in body if int(m.group(1), 16) <= x[0] <= addr]
+            ffma = sum("FFMA" in o for _, o in loop)
+            if ffma > 100:
+                print(f"{name[:72]}  loop {m.group(1)}-{addr:x}: {len(loop)} instructions, {ffma} FFMA, "
+                      f"bank pairs {bank_pairs(loop)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
