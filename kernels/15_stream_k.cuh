@@ -21,10 +21,12 @@
 // PREDICTION: (for a first version, a persistent grid that also ran the whole tiles) the time of a
 //   whole wave becomes the mean share, +3% at 2048^3-8192^3; 1024^3-1536^3 about as rung 11.
 // MISS (large): that version ran at 87-92% of cuBLAS from 2048^3 up. (1) In one persistent
-//   kernel ptxas assigned the accumulators so that 2.6x more FFMAs read two sources from one
-//   register bank (sass_loop count 282 -> 769 per slab loop): dispatch stalls 0.22 -> 0.36 per
-//   issue, issue-active 83% -> 75%, on every tile. Whole tiles now run in their own blocks on
-//   rung 11's code path, the share loop calls its unit as a separate function. (2) Shares start
+//   kernel ptxas assigned registers so that 2.7x more FFMAs read two sources from one register
+//   bank without the reuse cache (exp39_ffma_banks.py, 282 -> 769 of 1,024 per slab loop):
+//   dispatch stalls 0.22 -> 0.36 per issue, issue-active 83% -> 75%, on every tile. (The count
+//   is a static proxy that tracked our variants; cuBLAS's loop scores 784 and issues better,
+//   so it is no absolute measure.) Whole tiles now run in blocks of their own on rung 11's code
+//   path, and the share loop calls its unit as a separate function. (2) Shares start
 //   at scattered k, so tiles that use the same panel of A or B no longer read it together:
 //   4096^3 read 6x more from DRAM. With that, a stream-K slab costs 1.14-1.6 whole-tile slabs
 //   (exp39), so the tail is worth cutting only when it is short: 3072^3 and 1536^3 gain 12-20%,
