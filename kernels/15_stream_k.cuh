@@ -319,13 +319,17 @@ __device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, flo
                                                              n0, finish, skBlock, lastHelper, W, flags);
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
+// Two instantiations, launched one after the other: kStreamK = false runs the whole tiles of the
+// full waves (block t computes tile t, rung 11 without its split), kStreamK = true the stream-K
+// blocks. Kernels of their own get register assignments of their own: in one kernel, the share
+// loop's extra live values cost the whole-tile path ~2% (exp39, run 3 against the results run).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kStreamK>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
 sgemm_15_stream_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc, Schedule sched, float* W, int* flags) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
-  if (int(blockIdx.x) < sched.dpTiles) {  // a whole tile of the full waves: rung 11 without its split
+  if (!kStreamK) {  // a whole tile of the full waves
     const int m0 = int(blockIdx.x) / sched.tilesN * BM, n0 = int(blockIdx.x) % sched.tilesN * BN;
     if (m0 + BM <= M && n0 + BN <= N)
       block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -336,7 +340,7 @@ sgemm_15_stream_k(int M, int N, int K, float alpha, const float* A, int lda, con
     return;
   }
   // A stream-K block: its even share of the slabs of the tiles after the full waves, unit by unit.
-  const int b = int(blockIdx.x) - sched.dpTiles, blocks = int(gridDim.x) - sched.dpTiles;
+  const int b = int(blockIdx.x), blocks = int(gridDim.x);
   const int64_t skEnd = sched.sk_begin(b + 1, blocks);
   for (int64_t sk = sched.sk_begin(b, blocks); sk < skEnd;) {
     const int tile = sched.dpTiles + int(sk / sched.kTiles), kb = int(sk % sched.kTiles);  // slabs [kb, ke)
@@ -427,39 +431,45 @@ std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t sl
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
-  auto kernel = sgemm_15_stream_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU>;
-  if (const Status s = allow_smem(kernel, Config::kSmemBytes); s != Status::kOk) return s;
+  auto whole = sgemm_15_stream_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, false>;
+  auto streamK = sgemm_15_stream_k<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, true>;
+  if (const Status s = allow_smem(whole, Config::kSmemBytes); s != Status::kOk) return s;
+  if (const Status s = allow_smem(streamK, Config::kSmemBytes); s != Status::kOk) return s;
   int device = 0, sms = 0, perSm = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);
   if (const cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess)
     return from_cuda(err);
   if (const cudaError_t err =
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, Config::kThreads, Config::kSmemBytes);
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, streamK, Config::kThreads, Config::kSmemBytes);
       err != cudaSuccess)
     return from_cuda(err);
   const Plan p = plan(a.M, a.N, a.K, int64_t(sms) * std::max(perSm, 1));
-  if (p.blocks == 0) return Status::kOk;
-  if (p.sched.skSlabs == 0) {  // whole tiles only: no partial tiles, no workspace
-    kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                                                       a.beta, a.C, a.ldc, p.sched, nullptr, nullptr);
-    return launch_status();
-  }
-  // Workspace: a partial tile per stream-K block, then a flag per stream-K block (zeroed here, set
-  // once published).
   const int skBlocks = p.blocks - p.sched.dpTiles;
-  const size_t slotFloats = size_t(kBM) * kBN, partialBytes = size_t(skBlocks) * slotFloats * sizeof(float);
+  // Workspace, only where tiles are cut: a partial tile per stream-K block, then a flag per
+  // stream-K block (zeroed here, set once published).
   void* ws = nullptr;
-  if (const Status s = workspace_alloc(partialBytes + size_t(skBlocks) * sizeof(int), stream, &ws); s != Status::kOk)
-    return s;
-  float* W = static_cast<float*>(ws);
-  int* flags = reinterpret_cast<int*>(static_cast<char*>(ws) + partialBytes);
-  Status s = from_cuda(cudaMemsetAsync(flags, 0, size_t(skBlocks) * sizeof(int), stream));
-  if (s == Status::kOk) {
-    kernel<<<p.blocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                                                       a.beta, a.C, a.ldc, p.sched, W, flags);
+  float* W = nullptr;
+  int* flags = nullptr;
+  Status s = Status::kOk;
+  if (skBlocks > 0) {
+    const size_t partialBytes = size_t(skBlocks) * size_t(kBM) * kBN * sizeof(float);
+    if (s = workspace_alloc(partialBytes + size_t(skBlocks) * sizeof(int), stream, &ws); s != Status::kOk) return s;
+    W = static_cast<float*>(ws);
+    flags = reinterpret_cast<int*>(static_cast<char*>(ws) + partialBytes);
+    s = from_cuda(cudaMemsetAsync(flags, 0, size_t(skBlocks) * sizeof(int), stream));
+  }
+  if (s == Status::kOk && p.sched.dpTiles > 0) {
+    whole<<<p.sched.dpTiles, Config::kThreads, Config::kSmemBytes, stream>>>(
+        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, p.sched, W, flags);
     s = launch_status();
   }
-  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  if (s == Status::kOk && skBlocks > 0) {
+    streamK<<<skBlocks, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B,
+                                                                        a.ldb, a.beta, a.C, a.ldc, p.sched, W, flags);
+    s = launch_status();
+  }
+  if (ws != nullptr)
+    if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 }
 

@@ -34,6 +34,7 @@ echo "== tile A (committed): rungs 11 and 15"
 $bench --kernel 11,15 --sizes $sizes --shapes $shapes --json "$OUT/tileA.json" > "$OUT/bench_tileA.log" 2>&1
 echo "bench rc=$?"; tail -40 "$OUT/bench_tileA.log"
 
+if [ "${TILE_B:-1}" = 1 ]; then  # TILE_B=0 skips the second tile
 echo "== tile B (exp38's 128x256x32_32x128_8x16_s4_u32)"
 alt=/tmp/exp39_tileB
 rm -rf "$alt" && mkdir -p "$alt" && tar --exclude=./build -cf - . | tar -xf - -C "$alt"
@@ -51,6 +52,7 @@ if build "$alt"; then
   echo "tile B gpu_tests rc=$?"
   "$alt/$bench" --kernel 11,15 --sizes $sizes --shapes $shapes --json "$OUT/tileB.json" > "$OUT/bench_tileB.log" 2>&1
   echo "bench rc=$?"; tail -40 "$OUT/bench_tileB.log"
+fi
 fi
 
 echo "== ncu at 4096^3: rungs 11 and 15"
