@@ -12,8 +12,9 @@
 //   equal share per block. A share that starts inside a tile writes its raw partial sums to a
 //   workspace slot and sets a flag (release); the block that holds the tile's first slab waits
 //   for those flags (acquire), adds the partials in block order (deterministic) and applies
-//   alpha and beta. No reduction kernel, no grid.y limit. The launcher's model (slab-times)
-//   chooses stream-K only where it beats whole tiles, pricing a stream-K slab at 1.35.
+//   alpha and beta. No reduction kernel. The whole tiles and the shares are two kernels, so that
+//   the whole tiles run rung 11's exact code. The launcher's model (slab-times) chooses
+//   stream-K only where it beats whole tiles, pricing a stream-K slab at 1.35.
 // WHY: rung 11 splits K only where the grid is small, and only into whole waves. Elsewhere the
 //   tile count is rarely a multiple of the 264 resident blocks: 3072^3 is 576 tiles = 2.18
 //   waves, 8192^3 is 4,096 tiles = 15.5 waves, so the last wave leaves 82% and 48% of the
@@ -25,8 +26,8 @@
 //   bank without the reuse cache (exp39_ffma_banks.py, 282 -> 769 of 1,024 per slab loop):
 //   dispatch stalls 0.22 -> 0.36 per issue, issue-active 83% -> 75%, on every tile. (The count
 //   is a static proxy that tracked our variants; cuBLAS's loop scores 784 and issues better,
-//   so it is no absolute measure.) Whole tiles now run in blocks of their own on rung 11's code
-//   path, and the share loop calls its unit as a separate function. (2) Shares start
+//   so it is no absolute measure.) Whole tiles now run in a kernel of their own that compiles
+//   to rung 11's SASS, and the share loop calls its unit as a separate function. (2) Shares start
 //   at scattered k, so tiles that use the same panel of A or B no longer read it together:
 //   4096^3 read 6x more from DRAM. With that, a stream-K slab costs 1.14-1.6 whole-tile slabs
 //   (exp39), so the tail is worth cutting only when it is short: 3072^3 and 1536^3 gain 12-20%,
@@ -40,10 +41,10 @@
 //   occupancy_elapsed_pct 11.9% -> 12.0%. Shown by: python3 tools/sass_report.py --diff 11 15;
 //   python3 tools/ncu_profile.py --kernel 15.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
-//   accesses); M, N, K and the leading dimensions below 2^31. Where the schedule cuts a tile, a
-//   workspace of one BM x BN partial tile and one flag per stream-K block. The fix-up waits on
-//   other blocks of the grid: the stream-K blocks are at most one wave, so all of them fit once
-//   the whole-tile blocks before them have finished, and each publishes its partial as its
+//   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y of the
+//   whole-tile kernel). Where the schedule cuts a tile, a workspace of one BM x BN partial tile
+//   and one flag per stream-K block. The fix-up waits on other blocks of the stream-K kernel:
+//   it is at most one wave, so all its blocks fit at once, and each publishes its partial as its
 //   first unit, before it ever waits (it waits only on later blocks).
 // =====================================================================================
 #pragma once
@@ -320,9 +321,10 @@ __device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, flo
 }
 
 // Two instantiations, launched one after the other: kStreamK = false runs the whole tiles of the
-// full waves (block t computes tile t, rung 11 without its split), kStreamK = true the stream-K
-// blocks. Kernels of their own get register assignments of their own: in one kernel, the share
-// loop's extra live values cost the whole-tile path ~2% (exp39, run 3 against the results run).
+// full waves on rung 11's grid (block (x, y) computes tile row y, column x; blocks past the full
+// waves return at once), kStreamK = true the stream-K blocks. The whole-tile kernel then compiles
+// to rung 11's unsplit SASS (same loop, same registers): any other indexing, or the share loop
+// in the same kernel, changed ptxas's register assignment and cost that path 2% (exp39).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kStreamK>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
@@ -330,8 +332,9 @@ sgemm_15_stream_k(int M, int N, int K, float alpha, const float* A, int lda, con
                   float* C, int ldc, Schedule sched, float* W, int* flags) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
   if (!kStreamK) {  // a whole tile of the full waves
-    const int m0 = int(blockIdx.x) / sched.tilesN * BM, n0 = int(blockIdx.x) % sched.tilesN * BN;
-    if (m0 + BM <= M && n0 + BN <= N)
+    if (int(blockIdx.y * gridDim.x + blockIdx.x) >= sched.dpTiles) return;  // a stream-K tile
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    if ((blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N)
       block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                                 m0, n0, Finish::kStore, 0, 0, W, flags);
     else
@@ -390,7 +393,9 @@ std::string tile() {
          std::to_string(kStages) + "_u" + std::to_string(kKU);
 }
 
-bool supports(const GemmArgs& a, std::string* why) { return vec4_ok(a, why) && fits_int32(a, why); }
+bool supports(const GemmArgs& a, std::string* why) {
+  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
+}
 
 int min_blocks_per_sm() { return Config::kMinBlocks; }
 
@@ -459,8 +464,9 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
     s = from_cuda(cudaMemsetAsync(flags, 0, size_t(skBlocks) * sizeof(int), stream));
   }
   if (s == Status::kOk && p.sched.dpTiles > 0) {
-    whole<<<p.sched.dpTiles, Config::kThreads, Config::kSmemBytes, stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, p.sched, W, flags);
+    const dim3 grid(p.sched.tilesN, ceil_div(p.sched.dpTiles, p.sched.tilesN));
+    whole<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
+                                                                  a.beta, a.C, a.ldc, p.sched, W, flags);
     s = launch_status();
   }
   if (s == Status::kOk && skBlocks > 0) {
