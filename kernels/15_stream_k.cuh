@@ -30,15 +30,16 @@
 //   to rung 11's SASS, and the share loop calls its unit as a separate function. (2) Shares start
 //   at scattered k, so tiles that use the same panel of A or B no longer read it together:
 //   4096^3 read 6x more from DRAM. With that, a stream-K slab costs 1.14-1.6 whole-tile slabs
-//   (exp39), so the tail is worth cutting only when it is short: 3072^3 and 1536^3 gain 12-20%,
-//   8192^3 ~1%, and 2048^3 and 4096^3 (last waves 97% and 88% full) stay whole tiles. 1024^3
-//   is 4 points below rung 11's split (shares of 8 slabs; not yet explained).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 100.1% -> 95.4% of cuBLAS; 1536^3 90.5% ->
-//   108.7% of cuBLAS; 2048^3 97.5% -> 94.9% of cuBLAS; 3072^3 95.4% -> 106.3% of cuBLAS; 47,816
-//   GFLOP/s = 93.0% of cuBLAS at 4096^3; 49,370 GFLOP/s = 96.2% at 8192^3. SASS vs rung 11:
-//   FADD 0 -> 256, BAR 4 -> 13, LDG.E.128 100 -> 264, other 3097 -> 6733; FFMA share
-//   30.9% -> 29.5%. ncu vs rung 11: stall_barrier 0.08 -> 0.04, dram_bytes 436M -> 406M,
-//   occupancy_elapsed_pct 11.9% -> 12.0%. Shown by: python3 tools/sass_report.py --diff 11 15;
+//   (exp39), so the tail is worth cutting only when it is short: 1536^3 and 3072^3 gain 11-21%
+//   over rung 11, 8192^3 1-2%, and 2048^3 and 4096^3 (last waves 97% and 88% full) stay whole
+//   tiles, rung 11's code. 1024^3 stays 2-5 points below rung 11's split (shares of 8 slabs;
+//   the flag memset and the serial fix-up weigh more there, not measured apart).
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 100.8% -> 98.1% of cuBLAS; 1536^3 90.5% ->
+//   109.6% of cuBLAS; 2048^3 97.5% -> 96.4% of cuBLAS; 3072^3 95.5% -> 106.4% of cuBLAS; 48,470
+//   GFLOP/s = 94.6% of cuBLAS at 4096^3; 49,907 GFLOP/s = 97.9% at 8192^3. SASS vs rung 11:
+//   FADD 0 -> 256, BAR 4 -> 9, STG.E 192 -> 98, LDG.E.128 100 -> 164; FFMA share 30.9% -> 28.3%.
+//   ncu vs rung 11: issue_active_pct 83.4% -> 83.1%, occupancy_elapsed_pct 11.9% -> 11.9%,
+//   dram_bytes 436M -> 436M. Shown by: python3 tools/sass_report.py --diff 11 15;
 //   python3 tools/ncu_profile.py --kernel 15.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y of the
