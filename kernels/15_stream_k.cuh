@@ -186,10 +186,10 @@ enum class Finish {
 struct Schedule {
   int tilesN;       // output tiles across N: tile t is tile row t / tilesN, tile column t % tilesN
   int kTiles;       // slabs of K per output tile
-  int dpTiles;      // tiles 0 .. dpTiles-1 (the full waves) are computed whole, tile t by block t
+  int dpTiles;      // tiles 0 .. dpTiles-1 (the full waves) are computed whole, one block each
   int64_t skSlabs;  // the slabs of the tiles after them, dealt out evenly and in order to the
-                    // stream-K blocks after those: block dpTiles + b takes slabs
-                    // [sk_begin(b), sk_begin(b + 1)) of that sequence
+                    // stream-K kernel's blocks: block b takes slabs [sk_begin(b), sk_begin(b + 1))
+                    // of that sequence
   __host__ __device__ int64_t sk_begin(int b, int blocks) const { return skSlabs * b / blocks; }
 };
 
@@ -306,9 +306,10 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   }
 }
 
-// One unit of a stream-K share, in a function of its own: its registers are allocated apart from
-// the whole-tile path's, which then keeps rung 11's register assignment (the share loop's extra
-// live values cost rung 11's loop ~4% in register-bank dispatch stalls when inlined; exp39).
+// One unit of a stream-K share, in a function of its own with its own register assignment. It
+// was introduced when whole tiles and shares shared one kernel (inlined, the share loop's extra
+// live values cost the whole-tile loop ~4% in register-bank dispatch stalls; exp39 run 2) and
+// is kept in the form that was measured.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
 __device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
@@ -407,12 +408,12 @@ int min_blocks_per_sm() { return Config::kMinBlocks; }
 // slabs. Otherwise, or where K is too short to cut, the whole grid stays data-parallel.
 struct Plan {
   Schedule sched;
-  int blocks;  // grid size: dpTiles whole-tile blocks, then at most `slots` stream-K blocks
+  int skBlocks;  // stream-K blocks (at most `slots`, all resident at once); 0: whole tiles only
 };
 
 Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
   const int64_t tilesN = ceil_div64(N, kBN), tiles = ceil_div64(M, kBM) * tilesN, kTiles = ceil_div64(K, kBK);
-  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, int(tiles)};
+  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, 0};
   if (tiles % slots == 0 || kTiles < 2 * kMinSlabsPerUnit) return p;
   const int64_t dpTiles = tiles / slots * slots, skSlabs = (tiles - dpTiles) * kTiles;
   const int64_t skBlocks = std::min(slots, std::max<int64_t>(1, skSlabs / kMinSlabsPerUnit));
@@ -421,7 +422,7 @@ Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
   if (streamKCost >= wholeCost) return p;
   p.sched.dpTiles = int(dpTiles);
   p.sched.skSlabs = skSlabs;
-  p.blocks = int(dpTiles + skBlocks);
+  p.skBlocks = int(skBlocks);
   return p;
 }
 
@@ -430,9 +431,8 @@ Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
 std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots) {
   const Plan p = plan(M, N, K, slots);
   std::vector<int64_t> slabs(size_t(p.sched.dpTiles), p.sched.kTiles);
-  const int skBlocks = p.blocks - p.sched.dpTiles;
-  for (int b = 0; b < skBlocks; ++b)
-    slabs.push_back(p.sched.sk_begin(b + 1, skBlocks) - p.sched.sk_begin(b, skBlocks));
+  for (int b = 0; b < p.skBlocks; ++b)
+    slabs.push_back(p.sched.sk_begin(b + 1, p.skBlocks) - p.sched.sk_begin(b, p.skBlocks));
   return slabs;
 }
 
@@ -450,7 +450,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream) {
       err != cudaSuccess)
     return from_cuda(err);
   const Plan p = plan(a.M, a.N, a.K, int64_t(sms) * std::max(perSm, 1));
-  const int skBlocks = p.blocks - p.sched.dpTiles;
+  const int skBlocks = p.skBlocks;
   // Workspace, only where tiles are cut: a partial tile per stream-K block, then a flag per
   // stream-K block (zeroed here, set once published).
   void* ws = nullptr;
