@@ -416,7 +416,14 @@ Plan plan(int64_t M, int64_t N, int64_t K, int64_t slots) {
   Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, 0};
   if (tiles % slots == 0 || kTiles < 2 * kMinSlabsPerUnit) return p;
   const int64_t dpTiles = tiles / slots * slots, skSlabs = (tiles - dpTiles) * kTiles;
-  const int64_t skBlocks = std::min(slots, std::max<int64_t>(1, skSlabs / kMinSlabsPerUnit));
+  int64_t skBlocks = std::min(slots, std::max<int64_t>(1, skSlabs / kMinSlabsPerUnit));
+  // Split K as the special case: where S = slots / leftover tiles equal pieces per tile are no
+  // longer than the balanced shares, cut each tile into S pieces, so that no share straddles two
+  // tiles (one unit per block: one pipeline fill, no partial tile to publish before the fix-up).
+  const int64_t left = tiles - dpTiles, pieces = slots / left;
+  if (pieces >= 2 && kTiles % pieces == 0 && kTiles / pieces >= kMinSlabsPerUnit &&
+      kTiles / pieces <= ceil_div64(skSlabs, skBlocks))
+    skBlocks = left * pieces;
   const double wholeCost = double(ceil_div64(tiles, slots) * kTiles);
   const double streamKCost = double(dpTiles / slots * kTiles) + kStreamKSlabCost * double(ceil_div64(skSlabs, skBlocks));
   if (streamKCost >= wholeCost) return p;

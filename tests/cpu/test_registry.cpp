@@ -187,4 +187,8 @@ TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
   EXPECT_TRUE(cut(slots / 2));          // half a wave
   EXPECT_FALSE(cut(2 * slots - 2));     // a nearly full last wave: stream-K does not pay
   EXPECT_EQ(sgemm::rung15::slabs_per_block(T::BM * (slots / 2), T::BN, K, slots).size(), size_t(slots));
+  // A quarter wave: four equal pieces per tile, each share exactly one piece (split K).
+  const std::vector<int64_t> quarter = sgemm::rung15::slabs_per_block(T::BM * (slots / 4), T::BN, K, slots);
+  EXPECT_EQ(quarter.size(), size_t(slots / 4 * 4));
+  for (int64_t n : quarter) EXPECT_EQ(n, K / T::BK / 4);
 }
