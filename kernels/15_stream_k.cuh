@@ -13,8 +13,10 @@
 //   workspace slot and sets a flag (release); the block that holds the tile's first slab waits
 //   for those flags (acquire), adds the partials in block order (deterministic) and applies
 //   alpha and beta. No reduction kernel. The whole tiles and the shares are two kernels, so that
-//   the whole tiles run rung 11's exact code. The launcher's model (slab-times) chooses
-//   stream-K only where it beats whole tiles, pricing a stream-K slab at 1.35.
+//   the whole tiles run rung 11's exact code. Where the leftover tiles divide the slots into
+//   equal pieces no longer than the balanced shares, each tile is cut into those pieces (split K
+//   as the special case of stream-K). The launcher's model (slab-times) chooses stream-K only
+//   where it beats whole tiles, pricing a stream-K slab at 1.35.
 // WHY: rung 11 splits K only where the grid is small, and only into whole waves. Elsewhere the
 //   tile count is rarely a multiple of the 264 resident blocks: 3072^3 is 576 tiles = 2.18
 //   waves, 8192^3 is 4,096 tiles = 15.5 waves, so the last wave leaves 82% and 48% of the
@@ -32,8 +34,10 @@
 //   4096^3 read 6x more from DRAM. With that, a stream-K slab costs 1.14-1.6 whole-tile slabs
 //   (exp39), so the tail is worth cutting only when it is short: 1536^3 and 3072^3 gain 11-21%
 //   over rung 11, 8192^3 1-2%, and 2048^3 and 4096^3 (last waves 97% and 88% full) stay whole
-//   tiles, rung 11's code. 1024^3 stays 2-5 points below rung 11's split (shares of 8 slabs;
-//   the flag memset and the serial fix-up weigh more there, not measured apart).
+//   tiles, rung 11's code. With balanced shares (7-8 slabs, up to 5 per tile) 1024^3 was 2-5
+//   points below rung 11's split; four aligned pieces per tile took it from 98.1% to 99.3% of
+//   cuBLAS (exp39 run 5), about a point short of rung 11 still (the flag memset and the serial
+//   fix-up against its reduction kernel; not measured apart).
 // EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 100.8% -> 98.1% of cuBLAS; 1536^3 90.5% ->
 //   109.6% of cuBLAS; 2048^3 97.5% -> 96.4% of cuBLAS; 3072^3 95.5% -> 106.4% of cuBLAS; 48,470
 //   GFLOP/s = 94.6% of cuBLAS at 4096^3; 49,907 GFLOP/s = 97.9% at 8192^3. SASS vs rung 11:
