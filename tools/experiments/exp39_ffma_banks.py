@@ -18,17 +18,20 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from pathlib import Path
 
-INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sass_report import _FUNC_RE, split_instruction  # noqa: E402  (the SASS report's own parsing)
+
+INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")  # with the address, which the report drops
 REG = re.compile(r"(?<![\w.])R(\d+)(\.reuse)?")
-FUNC = re.compile(r"Function : (\S+)")
 
 
 def functions(text: str):
     """(name, [(address, instruction)]) per function of a cuobjdump -sass listing."""
     name, body = None, []
     for line in text.splitlines():
-        m = FUNC.search(line)
+        m = _FUNC_RE.match(line)
         if m:
             if name:
                 yield name, body
@@ -44,9 +47,7 @@ def functions(text: str):
 def bank_pairs(loop: list[tuple[int, str]]) -> int:
     count, prev = 0, None  # prev: (source registers, reuse flags) of the previous FFMA
     for _, op in loop:
-        tokens = op.split()
-        opcode = tokens[1] if tokens[0].startswith("@") else tokens[0]  # after a predicate
-        if not opcode.startswith("FFMA"):
+        if not split_instruction(op)[1].startswith("FFMA"):
             prev = None
             continue
         regs = REG.findall(op)[1:4]  # destination first
