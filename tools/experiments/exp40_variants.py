@@ -12,6 +12,8 @@ Usage:  python3 tools/experiments/exp40_variants.py VARIANT [RUNG_HEADER]   (edi
               the same stage at the slab end); the slab end (store A, wait, barrier, first
               fragment of the next slab) follows the chunk loop instead of sitting inside it
   order_loop  both
+  order_cm    as order, each 2x2 block walked down its first column, then its second
+  order_i     2x2 blocks, row pairs outer, the column pairs walked forward and back in turn
 
 Only for experiments on the GPU machine's copy of the tree (exp40_run.sh); nothing is committed
 in a patched state.
@@ -33,6 +35,20 @@ ORDER_NEW = """#pragma unroll
 #pragma unroll
     for (int ii = 0; ii < TM; ii += 2) {
       const int i = (j / 2) % 2 == 0 ? ii : TM - 2 - ii;
+      rAcc[i][j] += rA[i] * rB[j];
+      rAcc[i][j + 1] += rA[i] * rB[j + 1];
+      rAcc[i + 1][j] += rA[i + 1] * rB[j];
+      rAcc[i + 1][j + 1] += rA[i + 1] * rB[j + 1];
+    }
+}"""
+ORDER_CM = ORDER_NEW.replace("""      rAcc[i][j + 1] += rA[i] * rB[j + 1];
+      rAcc[i + 1][j] += rA[i + 1] * rB[j];""", """      rAcc[i + 1][j] += rA[i + 1] * rB[j];
+      rAcc[i][j + 1] += rA[i] * rB[j + 1];""")
+ORDER_I = """#pragma unroll
+  for (int i = 0; i < TM; i += 2)
+#pragma unroll
+    for (int jj = 0; jj < TN; jj += 2) {
+      const int j = (i / 2) % 2 == 0 ? jj : TN - 2 - jj;
       rAcc[i][j] += rA[i] * rB[j];
       rAcc[i][j + 1] += rA[i] * rB[j + 1];
       rAcc[i + 1][j] += rA[i + 1] * rB[j];
@@ -72,11 +88,12 @@ LOOP_NEW = """  constexpr int kChunks = BK / KU;  // chunks per slab
 
 
 def patch(text: str, variant: str) -> str:
-    if variant not in ("base", "order", "loop", "order_loop"):
+    orders = {"order": ORDER_NEW, "order_loop": ORDER_NEW, "order_cm": ORDER_CM, "order_i": ORDER_I}
+    if variant not in ("base", "loop", *orders):
         raise SystemExit(f"unknown variant {variant}")
-    if "order" in variant:
+    if variant in orders:
         assert ORDER_OLD in text, "outer_product not found"
-        text = text.replace(ORDER_OLD, ORDER_NEW)
+        text = text.replace(ORDER_OLD, orders[variant])
     if "loop" in variant:
         a, b = text.index(LOOP_START), text.index(LOOP_END)
         text = text[:a] + LOOP_NEW + text[b:]
