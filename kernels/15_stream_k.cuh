@@ -1,7 +1,7 @@
 // =====================================================================================
 // SGEMM Ladder — rung 15: 15_stream_k
 // TITLE: Stream-K: every block gets the same work
-// PREVIOUS: 14_wgmma_3xtf32   NEXT: none
+// PREVIOUS: 14_wgmma_3xtf32   NEXT: 16_ffma_order
 // BUILDS ON: 11_split_k (a copy of it: diff the two files to read the lesson)
 // LESSON: stream-K: whole tiles for the full waves, then the leftover tiles' slabs dealt out evenly to one wave of blocks
 // TILE: 64x256x32_32x128_8x16_s2_u8

@@ -30,6 +30,7 @@ SGEMM_DECLARE_RUNG(rung12)
 SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
 SGEMM_DECLARE_RUNG(rung15)
+SGEMM_DECLARE_RUNG(rung16)
 
 namespace sgemm {
 
@@ -96,6 +97,9 @@ const std::vector<Rung>& registry() {
       {15, "15_stream_k", "Stream-K: every block gets the same work",
        "stream-K: whole tiles for the full waves, then the leftover tiles' slabs dealt out evenly to one wave of blocks",
        "sgemm_15_stream_k", kFp32, &rung15::tile, &rung15::supports, &rung15::launch},
+      {16, "16_ffma_order", "FFMA order: operands from the reuse cache",
+       "FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can serve",
+       "sgemm_16_ffma_order", kFp32, &rung16::tile, &rung16::supports, &rung16::launch},
   };
   return table;
 }

@@ -100,10 +100,10 @@ if line=$(line_of '^[[:space:]]*acc = dot_slab\(sA, sB, acc\);') && [ -n "$line"
   profile=scalar pattern='acc = dot_slab(sA, sB, acc);'
 elif line=$(line_of '^[[:space:]]*compute_slab<') && [ -n "$line" ]; then
   profile=slab pattern=$(sed -n "${line}p" "$file" | sed 's/^[[:space:]]*//')
-elif line=$(line_of '^[[:space:]]*outer_product\(rA\[') && [ -n "$line" ]; then
+elif line=$(line_of '^[[:space:]]*outer_product(<[^>]*>)?\(rA\[') && [ -n "$line" ]; then
   profile=pipeline pattern=$(sed -n "${line}p" "$file" | sed 's/^[[:space:]]*//')
 else
-  die "rung $kernel ($slug) has no shared-memory compute line the walkthrough knows (dot_slab, compute_slab<, outer_product(rA[): rungs 1-2 have no tiles; for a new rung, add its pattern to tools/gdb_walkthrough.sh"
+  die "rung $kernel ($slug) has no shared-memory compute line the walkthrough knows (dot_slab, compute_slab<, outer_product(rA[ or outer_product<...>(rA[): rungs 1-2 have no tiles; for a new rung, add its pattern to tools/gdb_walkthrough.sh"
 fi
 
 # Threads per block, to check --thread.

@@ -27,8 +27,9 @@ JSON written by --json:
      "rungs": [{"rung": 7, "slug": "07_bank_conflict_free", "function": DEMANGLED_NAME,
                 "registers": INT, "shared_bytes": INT, "local_bytes": INT, "stack_bytes": INT,
                 "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
-Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" is in "counts" but
-not in "total"; ffma_share = FFMA / total. shared_bytes is the static shared memory cuobjdump
+Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the
+FFMA source operands flagged .reuse, not instructions) are in "counts" but not in "total";
+ffma_share = FFMA / total. shared_bytes is the static shared memory cuobjdump
 reports (on sm_90 it includes the 1 KiB the system reserves per block; dynamic shared memory,
 such as rung 10's pipeline buffers, is not in it). local_bytes > 0 means register spills.
 """
@@ -59,8 +60,11 @@ CATEGORIES = [
     "STS", "STS.64", "STS.128",
     "STG.E", "STG.E.64", "STG.E.128",
     "LDGSTS", "HMMA", "HGMMA", "BAR", "LDL", "STL", "branch", "other", "NOP",
+    "FFMA.reuse",
 ]
-NOT_IN_TOTAL = {"NOP"}
+# Not instructions: NOP padding, and FFMA.reuse, the FFMA source operands flagged .reuse (served
+# from the operand reuse cache instead of the register file; rung 16's lesson).
+NOT_IN_TOTAL = {"NOP", "FFMA.reuse"}
 BRANCH_OPCODES = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BREAK",
                   "BSSY", "BSYNC", "WARPSYNC", "KILL"}
 NEVER_PREDICATES = {"@!PT", "@!UPT"}
@@ -148,7 +152,10 @@ def parse_sass(lines) -> list[Function]:
                 pred, opcode = split_instruction(m.group(1))
                 if opcode:
                     current.opcodes[opcode] += 1
-                    current.counts[categorize(opcode, pred)] += 1
+                    category = categorize(opcode, pred)
+                    current.counts[category] += 1
+                    if category == "FFMA":
+                        current.counts["FFMA.reuse"] += m.group(1).count(".reuse")
             continue
         if m := _FUNC_RE.match(line):
             current = get(m.group(1))
@@ -206,6 +213,34 @@ def rung_entry(f: Function, demangled: str) -> dict:
     return entry
 
 
+def template_args(function: str) -> str:
+    """'void ns::k<64, 256, false>(int, ...)' -> '<64, 256, false>' ('' for a plain function)."""
+    m = re.search(r"(<[^()]*>)\(", function)
+    return m.group(1) if m else ""
+
+
+def counterpart(a: dict, b: dict) -> dict:
+    """The kernel of rung entry `a` to compare with rung entry `b`: the one of a's kernels (the
+    reported one and its other_kernels) instantiated with b's template arguments, else the one
+    reported (a copied rung keeps its predecessor's templates, so like is compared with like)."""
+    args = template_args(b["function"])
+    for k in [a] + a.get("other_kernels", []):
+        if args and template_args(k["function"]) == args:
+            return k
+    return a
+
+
+def reported_kernels(kernels_dir: Path = common.KERNELS_DIR) -> dict[int, str]:
+    """Rung -> the text its header's `// SASS KERNEL: ... `text` ...` line quotes from the name of
+    the kernel to report, for rungs whose lesson is not in their largest kernel."""
+    picks = {}
+    for rung, path in common.rung_header_files(kernels_dir).items():
+        m = re.search(r"^// SASS KERNEL:[^`\n]*`([^`]+)`", path.read_text(encoding="utf-8"), re.M)
+        if m:
+            picks[rung] = m.group(1)
+    return picks
+
+
 def build_report(lines, lib: str, cuobjdump_version: str | None, arch: str | None = None) -> dict:
     """The JSON document (see the module docstring) from cuobjdump's output lines."""
     funcs = [f for f in parse_sass(lines) if common.rung_of_name(f.name) is not None]
@@ -224,14 +259,20 @@ def build_report(lines, lib: str, cuobjdump_version: str | None, arch: str | Non
     else:
         funcs = [f for f in funcs if f.arch == ""]
     names = demangle([f.name for f in funcs])
+    chosen = reported_kernels()
     by_rung: dict[int, dict] = {}
     for f in funcs:
         e = rung_entry(f, names[f.name])
         if e["rung"] in by_rung:
-            # A rung with helper kernels (e.g. a pre-pass): report its largest kernel, the GEMM.
-            keep, drop = sorted([by_rung[e["rung"]], e], key=lambda x: -x["total"])
+            # A rung with helper kernels (e.g. a pre-pass): report its largest kernel, the GEMM,
+            # unless its header names the kernel that carries its lesson.
+            pick = chosen.get(e["rung"])
+            rank = lambda x: (pick is None or pick not in x["function"], -x["total"])  # noqa: E731
+            keep, drop = sorted([by_rung[e["rung"]], e], key=rank)
             print(f"{PROG}: rung {e['rung']} has more than one kernel; keeping "
                   f"{keep['function']}, ignoring {drop['function']}", file=sys.stderr)
+            others = keep.pop("other_kernels", []) + drop.pop("other_kernels", [])
+            keep["other_kernels"] = others + [drop]
             by_rung[e["rung"]] = keep
             continue
         by_rung[e["rung"]] = e
@@ -401,7 +442,8 @@ def main(argv=None) -> int:
     if args.kernel is not None:
         print(format_rung(rung(args.kernel)))
     elif args.diff:
-        print(format_diff(rung(args.diff[0]), rung(args.diff[1])))
+        b = rung(args.diff[1])
+        print(format_diff(counterpart(rung(args.diff[0]), b), b))
     else:
         print(f"SASS of {report['lib']} ({report['gpu_arch']}); static counts, all code paths")
         print(format_all(report["rungs"]))

@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sgemm_tools_common as common  # noqa: E402
 from sgemm_tools_common import ToolError, UsageError  # noqa: E402
+from sass_report import counterpart  # noqa: E402  (like-for-like kernels of two rungs)
 
 PROG = "update_evidence"
 OPEN, CLOSE = "<evidence>", "</evidence>"
@@ -62,10 +63,11 @@ RELEVANT = {
     "wgmma_3xtf32": ["tensor_gmma_active_pct", "tensor_hmma_active_pct", "issue_active_pct",
                      "stall_long_scoreboard", "stall_barrier"],
     "stream_k": ["occupancy_elapsed_pct", "issue_active_pct", "dram_bytes", "stall_barrier"],
+    "ffma_order": ["stall_dispatch_stall", "issue_active_pct", "stall_wait", "stall_no_instruction"],
 }
 # Columns a rung's evidence always quotes (the issue's metric for that lesson), ranked or not.
 ALWAYS = {"warptiling": ["issue_active_pct"], "double_buffering": ["issue_active_pct"],
-          "stream_k": ["occupancy_elapsed_pct"]}
+          "stream_k": ["occupancy_elapsed_pct"], "ffma_order": ["stall_dispatch_stall", "issue_active_pct"]}
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",
            "stall_mio_throttle", "stall_barrier", "stall_short_scoreboard", "stall_math_pipe_throttle"]
@@ -153,6 +155,8 @@ def sass_sentence(rung: int, prev: int | None, sass: dict | None) -> str | None:
     if b is None:
         return f"SASS: {NOT_MEASURED}."
     a = sass["by_rung"].get(prev) if prev is not None else None
+    if a is not None:
+        a = counterpart(a, b)
     share = lambda e: f"{100 * e['ffma_share']:.1f}%"  # noqa: E731
     if a is None:
         top = sorted(((n, c) for c, n in b["counts"].items() if n and c not in SASS_SKIP | {"other", "branch"}),

@@ -140,19 +140,26 @@ TEST(SplitK, SplitsOnlyWhereTheGridLeavesSmsIdle) {
   EXPECT_LE(sgemm::rung11::choose_split(1, 1, 1 << 20, slots), 8);
 }
 
-// Rung 15's stream-K schedule (host code): every slab of every tile is computed exactly once; the
-// full waves are whole tiles, one block each; where stream-K is chosen, the tiles left over go to
-// at most one wave of stream-K blocks whose shares differ by at most one slab, each a pipeline of
-// >= 4 slabs. It is chosen for a small last wave, not for a nearly full one. Shapes in tuned
-// tiles, so the test holds for any tile.
+// The stream-K schedule of rungs 15 and 16 (host code; rung 16 carries a copy): every slab of
+// every tile is computed exactly once; the full waves are whole tiles, one block each; where
+// stream-K is chosen, the tiles left over go to at most one wave of stream-K blocks whose shares
+// differ by at most one slab, each a pipeline of >= 4 slabs. It is chosen for a small last wave,
+// not for a nearly full one. Shapes in tuned tiles, so the test holds for any tile.
 namespace sgemm::rung15 {
 std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots);
 int min_blocks_per_sm();
 }
+namespace sgemm::rung16 {
+std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots);
+int min_blocks_per_sm();
+}
 
-TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
-  using T = sgemm::tuned::Rung10;  // rung 15's tile
-  const int64_t slots = 132 * int64_t(sgemm::rung15::min_blocks_per_sm());
+namespace {
+using SlabsPerBlock = std::vector<int64_t> (*)(int64_t, int64_t, int64_t, int64_t);
+
+void expect_stream_k_schedule(SlabsPerBlock slabs_per_block, int minBlocksPerSm) {
+  using T = sgemm::tuned::Rung10;  // the tile of rungs 15 and 16
+  const int64_t slots = 132 * int64_t(minBlocksPerSm);
   struct Shape {
     int64_t M, N, K;
   };
@@ -162,7 +169,7 @@ TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
   for (const Shape& s : shapes) {
     SCOPED_TRACE(std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
     const int64_t tiles = ((s.M + T::BM - 1) / T::BM) * ((s.N + T::BN - 1) / T::BN), kTiles = (s.K + T::BK - 1) / T::BK;
-    const std::vector<int64_t> slabs = sgemm::rung15::slabs_per_block(s.M, s.N, s.K, slots);
+    const std::vector<int64_t> slabs = slabs_per_block(s.M, s.N, s.K, slots);
     int64_t sum = 0;
     for (int64_t n : slabs) sum += n;
     EXPECT_EQ(sum, tiles * kTiles);
@@ -179,16 +186,27 @@ TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
   }
   const int64_t K = 4096;
   auto cut = [&](int64_t tiles) {  // stream-K chosen for `tiles` tiles of one column?
-    return int64_t(sgemm::rung15::slabs_per_block(T::BM * tiles, T::BN, K, slots).size()) != tiles;
+    return int64_t(slabs_per_block(T::BM * tiles, T::BN, K, slots).size()) != tiles;
   };
   EXPECT_FALSE(cut(slots));          // one full wave
   EXPECT_FALSE(cut(3 * slots));      // three
   EXPECT_TRUE(cut(slots + slots / 5));  // a fifth of a wave left over
   EXPECT_TRUE(cut(slots / 2));          // half a wave
   EXPECT_FALSE(cut(2 * slots - 2));     // a nearly full last wave: stream-K does not pay
-  EXPECT_EQ(sgemm::rung15::slabs_per_block(T::BM * (slots / 2), T::BN, K, slots).size(), size_t(slots));
+  EXPECT_EQ(slabs_per_block(T::BM * (slots / 2), T::BN, K, slots).size(), size_t(slots));
   // A quarter wave: four equal pieces per tile, each share exactly one piece (split K).
-  const std::vector<int64_t> quarter = sgemm::rung15::slabs_per_block(T::BM * (slots / 4), T::BN, K, slots);
+  const std::vector<int64_t> quarter = slabs_per_block(T::BM * (slots / 4), T::BN, K, slots);
   EXPECT_EQ(quarter.size(), size_t(slots / 4 * 4));
   for (int64_t n : quarter) EXPECT_EQ(n, K / T::BK / 4);
+}
+}  // namespace
+
+TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
+  expect_stream_k_schedule(&sgemm::rung15::slabs_per_block, sgemm::rung15::min_blocks_per_sm());
+}
+
+TEST(StreamK, Rung16KeepsRung15sSchedule) {
+  expect_stream_k_schedule(&sgemm::rung16::slabs_per_block, sgemm::rung16::min_blocks_per_sm());
+  for (const int64_t n : {1024, 1536, 2048, 3072, 4096, 6144, 8192})
+    EXPECT_EQ(sgemm::rung16::slabs_per_block(n, n, n, 264), sgemm::rung15::slabs_per_block(n, n, n, 264)) << n;
 }

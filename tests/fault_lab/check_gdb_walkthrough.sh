@@ -32,7 +32,7 @@ for id in $ids; do
     if [[ $brk =~ ^break\ ([0-9A-Za-z_]+\.cuh):([0-9]+)\ if\ (.*)$ ]]; then
       src=$root/kernels/${BASH_REMATCH[1]} line=${BASH_REMATCH[2]} cond=${BASH_REMATCH[3]}
       code=$(sed -n "${line}p" "$src")
-      if ! grep -qE 'dot_slab\(sA, sB, acc\)|compute_slab<|outer_product\(rA\[' <<<"$code"; then
+      if ! grep -qE 'dot_slab\(sA, sB, acc\)|compute_slab<|outer_product(<[^>]*>)?\(rA\[' <<<"$code"; then
         bad "rung $id: line $line of $src is not a compute line: $code"
       elif ! grep -qE 'blockIdx.x == [0-9]+ && blockIdx.y == [0-9]+ && threadIdx.x == [0-9]+' <<<"$cond" ||
            ! grep -qE '^M == [0-9]+' <<<"$cond"; then

@@ -165,9 +165,9 @@ def test_json_schema(sample_all_report):
     assert set(doc) == {"tool", "lib", "cuobjdump_version", "gpu_arch", "rungs"}
     assert doc["tool"] == "sass_report" and doc["gpu_arch"] == "sm_90"
     for r in doc["rungs"]:
-        assert set(r) == {"rung", "slug", "function", "registers", "shared_bytes", "local_bytes",
-                          "stack_bytes", "counts", "total", "ffma_share"}
-        assert r["total"] == sum(v for k, v in r["counts"].items() if k != "NOP")
+        assert set(r) - {"other_kernels"} == {"rung", "slug", "function", "registers", "shared_bytes",
+                                              "local_bytes", "stack_bytes", "counts", "total", "ffma_share"}
+        assert r["total"] == sum(v for k, v in r["counts"].items() if k not in sr.NOT_IN_TOTAL)
         assert 0 < r["ffma_share"] < 1
 
 
@@ -275,3 +275,19 @@ def test_finds_the_pypi_wheels_in_site_packages(tmp_path, monkeypatch):
     tool = sr.find_cuobjdump()
     assert tool == tmp_path / "nvidia/cu13/bin/cuobjdump"
     assert sr.find_nvdisasm(tool) == tmp_path / "nvidia/cu13/bin/nvdisasm"
+
+
+def test_ffma_reuse_counts_flagged_operands_and_is_not_an_instruction():
+    lines = ["\t\tFunction : _ZN5sgemm6rung1619sgemm_16_ffma_orderILi8ELb0EEEviii",
+             "        /*0000*/                   FFMA R7, R132.reuse, R136.reuse, R7 ;",
+             "        /*0010*/                   FFMA R11, R132, R137.reuse, R11 ;",
+             "        /*0020*/                   LDS.128 R4, [R2] ;"]
+    (f,) = sr.parse_sass(lines)
+    assert f.counts["FFMA"] == 2 and f.counts["FFMA.reuse"] == 3
+    assert sr.rung_entry(f, f.name)["total"] == 3
+
+
+def test_counterpart_compares_like_template_instances():
+    a = {"function": "void k15<64, true>(int)", "other_kernels": [{"function": "void k15<64, false>(int)"}]}
+    assert sr.counterpart(a, {"function": "void k16<64, false>(int)"})["function"] == "void k15<64, false>(int)"
+    assert sr.counterpart(a, {"function": "void k16<32, false>(int)"}) is a
