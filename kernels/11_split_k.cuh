@@ -21,11 +21,11 @@
 // MISS (small): 2.7x at 1024^3 rather than 3x, +43% at 1536^3, +22% at 3072^3 (more than
 //   predicted); the geometric mean over 1024^3-8192^3 rose from 71% to 89% of cuBLAS (README
 //   table). At 4096^3 and above the kernel is rung 10's, so the 95% target is still missed.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 60.7% -> 101.3% of cuBLAS; 1536^3 70.2% ->
-//   90.1% of cuBLAS; 3072^3 95.3% -> 95.7% of cuBLAS; 49,016 GFLOP/s = 95.9% of cuBLAS at 4096^3;
-//   49,278 GFLOP/s = 96.5% at 8192^3. SASS vs rung 10: instruction mix unchanged; FFMA share
-//   30.9% (unchanged). ncu vs rung 10: smem_ld_bank_conflicts 82.5k -> 90.2k,
-//   smem_st_bank_conflicts 3.62M -> 3.51M, dram_bytes 429M -> 439M. Shown by:
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 59.9% -> 100.1% of cuBLAS; 1536^3 70.1% ->
+//   90.6% of cuBLAS; 3072^3 94.5% -> 95.5% of cuBLAS; 48,947 GFLOP/s = 95.3% of cuBLAS at 4096^3;
+//   49,283 GFLOP/s = 96.1% at 8192^3. SASS vs rung 10: instruction mix unchanged; FFMA share
+//   30.9% (unchanged). ncu vs rung 10: smem_ld_bank_conflicts 78k -> 81.1k,
+//   smem_st_bank_conflicts 3.6M -> 3.53M, dram_bytes 428M -> 436M. Shown by:
 //   python3 tools/sass_report.py --diff 10 11; python3 tools/ncu_profile.py --kernel 11.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y). With

@@ -74,7 +74,10 @@ GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflict
 # Rungs whose lesson shows at other sizes than the default ones: those sizes are quoted first,
 # with the previous rung's figure beside each (split K changes nothing where the grid is full).
 EXTRA_SIZES = {"split_k": [1024, 1536, 3072], "stream_k": [1024, 1536, 2048, 3072]}
-SASS_SKIP = {"NOP"}
+SASS_SKIP = {"NOP", "FFMA.reuse"}
+# SASS counts a rung's evidence always quotes (FFMA.reuse is not an instruction: only the lesson
+# about it quotes it).
+SASS_ALWAYS = {"ffma_order": ["FFMA.reuse"]}
 TOP_SASS, TOP_NCU = 4, 3
 
 
@@ -133,8 +136,9 @@ def perf_sentence(rung: int, results: dict | None, sizes: list[int], extra: list
     return (f"Measured on {gpu}: " if gpu else "Measured: ") + "; ".join(parts) + "."
 
 
-def sass_changes(a: dict, b: dict) -> list[str]:
-    """'CATEGORY x -> y' for the categories that changed most from a to b."""
+def sass_changes(a: dict, b: dict, always: list[str] = ()) -> list[str]:
+    """'CATEGORY x -> y' for the categories in `always`, then those that changed most from a to b."""
+    first = [keep(f"{c} {a['counts'].get(c, 0)} -> {b['counts'].get(c, 0)}") for c in always]
     scored = []
     for i, c in enumerate(b["counts"]):
         if c in SASS_SKIP:
@@ -145,10 +149,10 @@ def sass_changes(a: dict, b: dict) -> list[str]:
         score = abs(y - x) / max(x, y)
         if score >= 0.1:
             scored.append((-score, -abs(y - x), i, f"{c} {x} -> {y}"))
-    return [keep(s[3]) for s in sorted(scored)[:TOP_SASS]]
+    return first + [keep(s[3]) for s in sorted(scored)[:TOP_SASS]]
 
 
-def sass_sentence(rung: int, prev: int | None, sass: dict | None) -> str | None:
+def sass_sentence(rung: int, prev: int | None, sass: dict | None, slug: str | None = None) -> str | None:
     if sass is None:
         return None
     b = sass["by_rung"].get(rung)
@@ -166,7 +170,7 @@ def sass_sentence(rung: int, prev: int | None, sass: dict | None) -> str | None:
         return (f"SASS: {b['total']} instructions, {mix}; FFMA share {keep(share(b))}; "
                 f"{b['registers']} registers{spill}.")
     parts = []
-    changes = sass_changes(a, b)
+    changes = sass_changes(a, b, SASS_ALWAYS.get(lesson(slug), []))
     parts.append(", ".join(changes) if changes else "instruction mix unchanged")
     same = share(a) == share(b)
     parts.append(f"FFMA share {keep(share(b) + ' (unchanged)' if same else share(a) + ' -> ' + share(b))}")
@@ -234,7 +238,7 @@ def evidence_text(rung: int, slug: str, prev: int | None, results: dict | None, 
         return NOT_MEASURED
     extra = EXTRA_SIZES.get(lesson(slug), [])
     sentences = [perf_sentence(rung, results, sizes, extra, prev) or f"GFLOP/s: {NOT_MEASURED}.",
-                 sass_sentence(rung, prev, sass) or f"SASS: {NOT_MEASURED}.",
+                 sass_sentence(rung, prev, sass, slug) or f"SASS: {NOT_MEASURED}.",
                  ncu_sentence(rung, slug, prev, ncu) or f"ncu: {NOT_MEASURED}."]
     sass_cmd = f"python3 tools/sass_report.py --diff {prev} {rung}" if prev else \
         f"python3 tools/sass_report.py --kernel {rung}"
