@@ -29,7 +29,9 @@ JSON written by --json:
                 "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
 Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the
 FFMA source operands flagged .reuse, not instructions) are in "counts" but not in "total";
-ffma_share = FFMA / total. shared_bytes is the static shared memory cuobjdump
+ffma_share = FFMA / total. A rung with several kernels reports one (its largest, or the one its
+header's `// SASS KERNEL:` line names) and lists the rest, entries of the same form, under
+"other_kernels". shared_bytes is the static shared memory cuobjdump
 reports (on sm_90 it includes the 1 KiB the system reserves per block; dynamic shared memory,
 such as rung 10's pipeline buffers, is not in it). local_bytes > 0 means register spills.
 """

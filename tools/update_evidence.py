@@ -141,7 +141,7 @@ def sass_changes(a: dict, b: dict, always: list[str] = ()) -> list[str]:
     first = [keep(f"{c} {a['counts'].get(c, 0)} -> {b['counts'].get(c, 0)}") for c in always]
     scored = []
     for i, c in enumerate(b["counts"]):
-        if c in SASS_SKIP:
+        if c in SASS_SKIP or c in always:
             continue
         x, y = a["counts"].get(c, 0), b["counts"].get(c, 0)
         if abs(y - x) < 2 or x == y:

@@ -21,32 +21,16 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sass_report import _FUNC_RE, split_instruction  # noqa: E402  (the SASS report's own parsing)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exp40_sass_ctl import functions  # noqa: E402  (the listing parser, with control bits)
+from sass_report import split_instruction  # noqa: E402  (the SASS report's own parsing)
 
-INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")  # with the address, which the report drops
 REG = re.compile(r"(?<![\w.])R(\d+)(\.reuse)?")
 
 
-def functions(text: str):
-    """(name, [(address, instruction)]) per function of a cuobjdump -sass listing."""
-    name, body = None, []
-    for line in text.splitlines():
-        m = _FUNC_RE.match(line)
-        if m:
-            if name:
-                yield name, body
-            name, body = m.group(1), []
-            continue
-        m = INSN.search(line)
-        if m and name:
-            body.append((int(m.group(1), 16), m.group(2)))
-    if name:
-        yield name, body
-
-
-def bank_pairs(loop: list[tuple[int, str]]) -> int:
+def bank_pairs(loop: list[tuple[int, str, int]]) -> int:
     count, prev = 0, None  # prev: (source registers, reuse flags) of the previous FFMA
-    for _, op in loop:
+    for _, op, _ in loop:
         if not split_instruction(op)[1].startswith("FFMA"):
             prev = None
             continue
@@ -72,12 +56,12 @@ def main() -> int:
     for name, body in functions(text):
         if want not in name:
             continue
-        for addr, op in body:
+        for addr, op, _ in body:
             m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", op)
             if not m or int(m.group(1), 16) >= addr:
                 continue
             loop = [x for x in body if int(m.group(1), 16) <= x[0] <= addr]
-            ffma = sum("FFMA" in o for _, o in loop)
+            ffma = sum("FFMA" in o for _, o, _ in loop)
             if ffma > 100:
                 print(f"{name[:72]}  loop {m.group(1)}-{addr:x}: {len(loop)} instructions, {ffma} FFMA, "
                       f"bank pairs {bank_pairs(loop)}")
