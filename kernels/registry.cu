@@ -31,6 +31,7 @@ SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
 SGEMM_DECLARE_RUNG(rung15)
 SGEMM_DECLARE_RUNG(rung16)
+SGEMM_DECLARE_RUNG(rung17)
 
 namespace sgemm {
 
@@ -100,6 +101,9 @@ const std::vector<Rung>& registry() {
       {16, "16_ffma_order", "FFMA order: operands from the reuse cache",
        "FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can serve",
        "sgemm_16_ffma_order", kFp32, &rung16::tile, &rung16::supports, &rung16::launch},
+      {17, "17_async_a", "A through cp.async: the copy transposes",
+       "one-float cp.async copies write A straight into its transposed tile, so no register holds A between global and shared memory",
+       "sgemm_17_async_a", kFp32, &rung17::tile, &rung17::supports, &rung17::launch},
   };
   return table;
 }

@@ -140,7 +140,7 @@ TEST(SplitK, SplitsOnlyWhereTheGridLeavesSmsIdle) {
   EXPECT_LE(sgemm::rung11::choose_split(1, 1, 1 << 20, slots), 8);
 }
 
-// The stream-K schedule of rungs 15 and 16 (host code; rung 16 carries a copy): every slab of
+// The stream-K schedule of rungs 15-17 (host code; rungs 16 and 17 carry copies): every slab of
 // every tile is computed exactly once; the full waves are whole tiles, one block each; where
 // stream-K is chosen, the tiles left over go to at most one wave of stream-K blocks whose shares
 // differ by at most one slab, each a pipeline of >= 4 slabs. It is chosen for a small last wave,
@@ -153,12 +153,16 @@ namespace sgemm::rung16 {
 std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots);
 int min_blocks_per_sm();
 }
+namespace sgemm::rung17 {
+std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t slots);
+int min_blocks_per_sm();
+}
 
 namespace {
 using SlabsPerBlock = std::vector<int64_t> (*)(int64_t, int64_t, int64_t, int64_t);
 
 void expect_stream_k_schedule(SlabsPerBlock slabs_per_block, int minBlocksPerSm) {
-  using T = sgemm::tuned::Rung10;  // the tile of rungs 15 and 16
+  using T = sgemm::tuned::Rung10;  // the tile of rungs 15-17
   const int64_t slots = 132 * int64_t(minBlocksPerSm);
   struct Shape {
     int64_t M, N, K;
@@ -209,4 +213,10 @@ TEST(StreamK, Rung16KeepsRung15sSchedule) {
   expect_stream_k_schedule(&sgemm::rung16::slabs_per_block, sgemm::rung16::min_blocks_per_sm());
   for (const int64_t n : {1024, 1536, 2048, 3072, 4096, 6144, 8192})
     EXPECT_EQ(sgemm::rung16::slabs_per_block(n, n, n, 264), sgemm::rung15::slabs_per_block(n, n, n, 264)) << n;
+}
+
+TEST(StreamK, Rung17KeepsRung16sSchedule) {
+  expect_stream_k_schedule(&sgemm::rung17::slabs_per_block, sgemm::rung17::min_blocks_per_sm());
+  for (const int64_t n : {1024, 1536, 2048, 3072, 4096, 6144, 8192})
+    EXPECT_EQ(sgemm::rung17::slabs_per_block(n, n, n, 264), sgemm::rung16::slabs_per_block(n, n, n, 264)) << n;
 }

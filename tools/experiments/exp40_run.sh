@@ -9,16 +9,23 @@
 # the stalls move as the static counts say? Each variant is patched into this copy of the tree,
 # rebuilt, tested (rung 15's GPU tests; memcheck and racecheck), benchmarked with cuBLAS in the
 # same process and profiled with ncu at 4096^3 (--clock-control none). base runs first and last.
+# Later experiments reuse this driver for another rung: RUNG (id, default 15), PATCHER (the
+# variant writer, called as `$PATCHER VARIANT RUNG_HEADER`), BENCH (rungs to time, default RUNG),
+# SHAPES (MxNxK list for --shapes, default none), LOG (log name, default exp40_run).
 set -uo pipefail
 OUT="${OUT:-/tmp/exp40_out}"
 mkdir -p "$OUT"
-exec > >(tee -a "$OUT/exp40_run.log") 2>&1
+exec > >(tee -a "$OUT/${LOG:-exp40_run}.log") 2>&1
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
 sizes=${SIZES:-1024,2048,3072,4096,8192}
 variants=${VARIANTS:-base order_loop loop order base}
-cp kernels/15_stream_k.cuh /tmp/exp40_rung15.cuh
+rung=${RUNG:-15}
+header=$(ls kernels/${rung}_*.cuh) && slug=$(basename "$header" .cuh)
+patcher=${PATCHER:-python3 tools/experiments/exp40_variants.py}
+shapes=${SHAPES:+--shapes $SHAPES}
+cp "$header" /tmp/exp40_rung.cuh
 (cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/build.log" 2>&1 &&
   cmake --build --preset release -j 16 >> "$OUT/build.log" 2>&1) || { tail -40 "$OUT/build.log"; exit 1; }
 echo "built at $(elapsed) s"
@@ -29,23 +36,23 @@ for v in $variants; do
   n=$((n + 1))
   if [ "$(elapsed)" -gt "${BUDGET_S:-500}" ]; then echo "== $v ($n): skipped, $(elapsed) s used"; continue; fi
   echo "== variant $v ($n) at $(elapsed) s"
-  cp /tmp/exp40_rung15.cuh kernels/15_stream_k.cuh
-  python3 tools/experiments/exp40_variants.py "$v"
+  cp /tmp/exp40_rung.cuh "$header"
+  $patcher "$v" "$header"
   cmake --build --preset release -j 16 > "$OUT/build_$n.log" 2>&1 || { tail -30 "$OUT/build_$n.log"; continue; }
-  cuobjdump -sass build/release/kernels/CMakeFiles/sgemm_ladder.dir/rungs/15_stream_k.cu.o > /tmp/exp40.sass 2>/dev/null &&
+  cuobjdump -sass build/release/kernels/CMakeFiles/sgemm_ladder.dir/rungs/$slug.cu.o > /tmp/exp40.sass 2>/dev/null &&
     python3 tools/experiments/exp40_sass_ctl.py /tmp/exp40.sass
-  $tests --gtest_filter='*/15_stream_k' --gtest_brief=1 > "$OUT/gpu_tests_$n.log" 2>&1
+  $tests --gtest_filter="*/$slug" --gtest_brief=1 > "$OUT/gpu_tests_$n.log" 2>&1
   echo "gpu_tests rc=$? $(grep -h 'PASSED\|FAILED' "$OUT/gpu_tests_$n.log" | head -2 | tr '\n' ' ')"
   if [ "$v" != base ]; then
     for t in memcheck racecheck; do
       timeout 120 compute-sanitizer --tool "$t" --error-exitcode 1 $tests \
-        --gtest_filter='*SanitizerRagged/15_stream_k' --gtest_brief=1 > "$OUT/sanitize_${t}_$n.log" 2>&1
+        --gtest_filter="*SanitizerRagged/$slug" --gtest_brief=1 > "$OUT/sanitize_${t}_$n.log" 2>&1
       echo "sanitizer $t rc=$? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$OUT/sanitize_${t}_$n.log" | tail -1)"
     done
   fi
-  $bench --kernel 15 --sizes "$sizes" --json "$OUT/bench_$n.json" > "$OUT/bench_$n.log" 2>&1
-  echo "bench rc=$?"; grep -E "^rung(00|15)" "$OUT/bench_$n.log"
-  python3 tools/ncu_profile.py --kernel 15 --csv "$OUT/ncu_$n.csv" > "$OUT/ncu_$n.log" 2>&1
+  $bench --kernel "${BENCH:-$rung}" --sizes "$sizes" $shapes --json "$OUT/bench_$n.json" > "$OUT/bench_$n.log" 2>&1
+  echo "bench rc=$?"; grep -E "^rung(00|$(echo "${BENCH:-$rung}" | tr , '|'))" "$OUT/bench_$n.log"
+  python3 tools/ncu_profile.py --kernel "$rung" --csv "$OUT/ncu_$n.csv" > "$OUT/ncu_$n.log" 2>&1
   echo "ncu rc=$?"
   python3 - "$OUT/ncu_$n.csv" <<'PY'
 import csv, sys
@@ -55,8 +62,8 @@ for r in csv.DictReader(open(sys.argv[1])):
     print("ncu 4096^3:", ", ".join(f"{k} {r.get(k, '?')}" for k in keys))
 PY
 done
-cp /tmp/exp40_rung15.cuh kernels/15_stream_k.cuh
+cp /tmp/exp40_rung.cuh "$header"
 echo "done at $(elapsed) s"
 # Only a few files come back from the GPU machine: everything in one archive.
-tar -czf "$OUT/exp40_logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *.csv *.json 2>/dev/null) &&
+tar -czf "$OUT/${LOG:-exp40_run}_logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *.csv *.json 2>/dev/null) &&
   (cd "$OUT" && rm -f *.log *.csv *.json)
