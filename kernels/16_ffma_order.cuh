@@ -1,7 +1,7 @@
 // =====================================================================================
 // SGEMM Ladder — rung 16: 16_ffma_order
 // TITLE: FFMA order: operands from the reuse cache
-// PREVIOUS: 15_stream_k   NEXT: 17_async_a
+// PREVIOUS: 15_stream_k   NEXT: 17_slab_end
 // BUILDS ON: 15_stream_k (a copy of it: diff the two files to read the lesson)
 // LESSON: FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can serve
 // TILE: 64x256x32_32x128_8x16_s2_u8

@@ -101,9 +101,9 @@ const std::vector<Rung>& registry() {
       {16, "16_ffma_order", "FFMA order: operands from the reuse cache",
        "FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can serve",
        "sgemm_16_ffma_order", kFp32, &rung16::tile, &rung16::supports, &rung16::launch},
-      {17, "17_async_a", "A through cp.async: the copy transposes",
-       "one-float cp.async copies write A straight into its transposed tile, so no register holds A between global and shared memory",
-       "sgemm_17_async_a", kFp32, &rung17::tile, &rung17::supports, &rung17::launch},
+      {17, "17_slab_end", "The slab end: decided before the loop",
+       "the k loop asks nothing at run time that is known before it: K-tail checks leave the loop, B's copies start at the barrier and need one address per row",
+       "sgemm_17_slab_end", kFp32, &rung17::tile, &rung17::supports, &rung17::launch},
   };
   return table;
 }

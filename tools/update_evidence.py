@@ -64,12 +64,12 @@ RELEVANT = {
                      "stall_long_scoreboard", "stall_barrier"],
     "stream_k": ["occupancy_elapsed_pct", "issue_active_pct", "dram_bytes", "stall_barrier"],
     "ffma_order": ["stall_dispatch_stall", "issue_active_pct", "stall_wait", "stall_no_instruction"],
-    "async_a": ["stall_wait", "issue_active_pct", "stall_long_scoreboard", "stall_barrier"],
+    "slab_end": ["stall_wait", "issue_active_pct", "stall_no_instruction", "stall_dispatch_stall"],
 }
 # Columns a rung's evidence always quotes (the issue's metric for that lesson), ranked or not.
 ALWAYS = {"warptiling": ["issue_active_pct"], "double_buffering": ["issue_active_pct"],
           "stream_k": ["occupancy_elapsed_pct"], "ffma_order": ["stall_dispatch_stall", "issue_active_pct"],
-          "async_a": ["stall_wait", "issue_active_pct"]}
+          "slab_end": ["stall_wait", "issue_active_pct"]}
 GENERIC = ["dram_bytes", "global_ld_sectors_per_request", "smem_ld_bank_conflicts", "smem_st_bank_conflicts",
            "smem_wavefronts_per_ffma", "achieved_occupancy_pct", "issue_active_pct", "stall_long_scoreboard",
            "stall_mio_throttle", "stall_barrier", "stall_short_scoreboard", "stall_math_pipe_throttle"]

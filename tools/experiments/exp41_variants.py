@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""exp41: variants of rung 17's stream-K path, written over kernels/17_async_a.cuh for one run.
+"""exp41: variants of the k loop and stream-K path of rungs 16 and 17 (commit cb6b2a1), for one run.
 
-Usage:  python3 tools/experiments/exp41_variants.py VARIANT [RUNG_HEADER]   (edits the header in place)
+Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits the header in place)
 
   base   unchanged
   skc    kStreamKSlabCost 1.35 -> 1.05: the model then cuts the last wave's tiles at 4096^3 and on
@@ -10,8 +10,19 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT [RUNG_HEADER]   (edi
          of rungs 16-17 (the 1.35 was fitted to rung 15's slower whole tiles)?
   skp    the stream-K unit's FFMAs in rung 16's paired order too (it keeps rung 15's order)
   skpc   both
+  noguard  the whole-tile loop without runtime K-tail checks: rung 16 asks at every slab end
+         whether this slab runs past K (`kGuard || (tile + 1) * BK > K`), and ptxas turns each of
+         the A slab's four loads into a guarded branch region (BSSY/BSYNC, address math with
+         3-13 cycle stalls). Here only tiles inside M and N whose K is a multiple of BK take the
+         unguarded path, which then checks nothing; the rest take the guarded one
+  slabend  B's cp.async for slab kt+Stages issued right after the slab-end barrier (the stage
+         every warp has just left) instead of at the start of the next slab: one runtime test per
+         chunk (`c == 0`) less, the prologue issues Stages slabs
+  ngse   noguard and slabend
+  ku16   the k loop unrolled in chunks of 16 steps instead of the tuned 8
+Variants combine with '+': ngse+ku16.
 
-Driven by exp40_run.sh (RUNG=17 PATCHER="python3 tools/experiments/exp41_variants.py"); only
+Driven by exp40_run.sh (RUNG=16 or 17, PATCHER="python3 tools/experiments/exp41_variants.py"); only
 the GPU machine's copy of the tree is patched, nothing is committed in a patched state.
 """
 from __future__ import annotations
@@ -22,15 +33,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 COST = ("constexpr double kStreamKSlabCost = 1.35;", "constexpr double kStreamKSlabCost = 1.05;")
+NOGUARD = [("if (kGuard || (tile + 1) * BK > K) load_b_async", "if (kGuard) load_b_async"),
+           ("if (kGuard || (tile + 1) * BK > K) load_a", "if (kGuard) load_a"),
+           ("if (m0 + BM <= M && n0 + BN <= N)\n", "if (m0 + BM <= M && n0 + BN <= N && K % BK == 0)\n"),
+           ("if ((blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N)\n",
+            "if ((blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N && K % BK == 0)\n")]
+SLABEND = [("for (int s = 0; s < Stages - 1; ++s) issue_b(s);", "for (int s = 0; s < Stages; ++s) issue_b(s);"),
+           ("  cp_async_wait<Stages - 2>();\n  __syncthreads();\n  float rA",
+            "  cp_async_wait<Stages - 1>();\n  __syncthreads();\n  float rA"),
+           ("    if (c == 0) issue_b(kt + Stages - 1);", "    "),
+           ("        cp_async_wait<Stages - 2>();\n        __syncthreads();\n",
+            "        cp_async_wait<Stages - 2>();\n        __syncthreads();\n        issue_b(kt + Stages);\n")]
+KU16 = [("kStages = Tuned::Stages, kKU = Tuned::KU;", "kStages = Tuned::Stages, kKU = 16;")]
 PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
          ("Stages, KU, true, false>(smem", "Stages, KU, true, true>(smem")
 
 
 def patch(text: str, variant: str) -> str:
-    edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED]}
-    if variant not in edits:
+    edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED], "noguard": NOGUARD,
+             "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16}
+    if any(v not in edits for v in variant.split("+")):
         raise SystemExit(f"unknown variant {variant}")
-    for old, new in edits[variant]:
+    for old, new in [e for v in variant.split("+") for e in edits[v]]:
         assert text.count(old) == 1, f"expected exactly one {old!r}"
         text = text.replace(old, new)
     return text
@@ -40,7 +64,7 @@ def main() -> int:
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "kernels" / "17_async_a.cuh"
+    path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "kernels" / "16_ffma_order.cuh"
     path.write_text(patch(path.read_text(), sys.argv[1]))
     print(f"{path}: variant {sys.argv[1]}")
     return 0

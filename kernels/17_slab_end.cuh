@@ -1,25 +1,34 @@
 // =====================================================================================
-// SGEMM Ladder — rung 17: 17_async_a
-// TITLE: A through cp.async: the copy transposes
+// SGEMM Ladder — rung 17: 17_slab_end
+// TITLE: The slab end: decided before the loop
 // PREVIOUS: 16_ffma_order   NEXT: none
 // BUILDS ON: 16_ffma_order (a copy of it: diff the two files to read the lesson)
-// LESSON: one-float cp.async copies write A straight into its transposed tile, so no register holds A between global and shared memory
+// LESSON: the k loop asks nothing at run time that is known before it: K-tail checks leave the loop, B's copies start at the barrier and need one address per row
 // TILE: 64x256x32_32x128_8x16_s2_u8
 //
-// WHAT CHANGED: rungs 7-16 bring A through registers: 128-bit loads of a row segment at one slab
-//   end, sixteen 4-byte STS into the transposed tile at the next (the tile must be [k][m] for
-//   128-bit fragment reads along m). Here A takes B's path: cp.async, one float per copy, so the
-//   copy itself transposes. A warp copies 8 k x 4 rows at a time (four full 32-byte sectors);
-//   the swizzle is now m ^ 4 * (k % 8), which puts those 32 copies in 32 banks and keeps the
-//   fragment reads conflict-free. One commit group per slab carries both operands.
-// WHY: the staging costs what the loop cannot spare. The 16 floats of A on their way live in
-//   registers through the whole slab (rung 16 uses 246 of 255), and its 16 STS sit at the slab
-//   end next to the barrier, where ncu counts rung 16's wait stalls (0.11 per issue against
-//   cuBLAS's 0.01). cuBLAS's FFMA kernel copies its transposed operand this way (LDGSTS in its
-//   SASS).
-// PREDICTION: registers 246 -> ~230, no STS, 12 more copy instructions per slab (16 LDGSTS.32
-//   against 4 LDG.128 + 16 STS); wait stalls 0.11 -> ~0.06; +1-2% at 4096^3.
-// SASS KERNEL: the whole-tile kernel, `async_a<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
+// WHAT CHANGED: three things at the slab end, the only code of the loop that is not FFMAs and
+//   fragment reads. (1) Rungs 10-16 ask at every slab whether it runs past K
+//   (`kGuard || (tile + 1) * BK > K`); here a tile inside M and N whose K is a multiple of BK
+//   takes the unguarded path, which checks nothing, and every other tile the guarded one.
+//   (2) The whole-tile kernel issues B slab kt+2 right after the barrier that ends slab kt (the
+//   stage every warp has just left) instead of testing `c == 0` at every chunk. (3) A thread's
+//   16 B copies lie in 4 rows (4 columns of float4s each, constant offsets) instead of 16: one
+//   64-bit address per row.
+// WHY: ncu puts rung 16's stalls against cuBLAS's in wait (0.11 vs 0.01 per issue), dispatch and
+//   no_instruction. Its SASS (exp40_sass_ctl.py) shows where: the runtime K test turns each of
+//   the A slab's four loads into a guarded branch region (BSSY/BSYNC, address math at 3-13
+//   stall cycles), the `c == 0` test costs a 13-cycle predicate wait at every chunk, and the B
+//   copies wait on a serial chain of 16 IMAD.WIDE at 5 cycles each. One warp per scheduler and
+//   block means another warp hides little of it.
+// PREDICTION: static stall cycles of the whole-tile loop 2,323 -> ~1,500 per 8-step pass; wait
+//   stalls 0.11 -> ~0.07; +2% at 4096^3.
+// MEASURED (exp41 runs 3-4, H200, (1) and (2) as patches on rung 16): (1) alone +0.3 points at
+//   4096^3; (2) alone -1.4; both +1.2 (98.7% of cuBLAS, reproduced), 8192^3 100.1-100.3%; (3) is
+//   this file's and measured in its evidence below.
+// MISS: (2) alone slowed the loop: ptxas's schedule of the loop changes with each; the pair
+//   gives what neither gives alone. Both in the stream-K unit cost 1024^3 and 1536^3 2 points,
+//   so the unit keeps the slab-start issue.
+// SASS KERNEL: the whole-tile kernel, `slab_end<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
 // EVIDENCE: <evidence>GFLOP/s: (not yet measured). SASS: (not yet measured). ncu: (not yet
 //   measured). Shown by: python3 tools/sass_report.py --diff 16 17;
 //   python3 tools/ncu_profile.py --kernel 17.</evidence>
@@ -44,7 +53,10 @@ struct Tile {
   static constexpr int kLaneCols = WN / TN;               // lanes across a warp tile
   static constexpr int kVecA = BK / kVecWidth;           // float4s per row of the A tile
   static constexpr int kVecB = BN / kVecWidth;           // float4s per row of the B tile
-  static constexpr int kRowsB = kThreads / kVecB;        // B-tile rows copied per pass
+  static constexpr int kRowsA = kThreads / kVecA;        // A-tile rows copied per pass of all threads
+  static constexpr int kLanesB = kWarpSize / 2;          // lanes along a B row in one copy instruction
+  static constexpr int kRowsPerWarpB = BK / kWarps;      // B-tile rows each warp copies
+  static constexpr int kLoadsA = BM / kRowsA;            // float4s of A each thread carries per slab
   static constexpr int kGroupsM = TM / kVecWidth;        // a lane's rows: groups of 4, WM/kGroupsM apart
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
@@ -54,16 +66,19 @@ struct Tile {
   static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
   static_assert(BK % kVecWidth == 0 && TM % kVecWidth == 0 && TN % kVecWidth == 0,
                 "128-bit accesses need BK, TM and TN to be multiples of 4");
-  static_assert(kThreads % kVecB == 0 && BK % kRowsB == 0, "the threads must copy the B tile in whole passes");
-  static_assert(BM % kWarpSize == 0, "the swizzle permutes within 32-float chunks of a row");
+  static_assert(kThreads % kVecA == 0 && BM % kRowsA == 0, "the threads must copy the A tile in whole passes");
+  static_assert(kVecB % kLanesB == 0 && BK % (2 * kWarps) == 0, "the warps must copy the B tile in whole row pairs");
+  static_assert(BM % kWarpSize == 0 && BK <= kWarpSize, "the swizzle permutes within 32-float chunks of a row");
   static_assert(Stages >= 2, "a pipeline needs at least two stages");
-  static_assert(KU % 8 == 0 && BK % KU == 0, "the unrolled steps must know k % 8 (the swizzle key) at compile time");
+  static_assert(KU % kVecWidth == 0 && BK % KU == 0, "the k loop is unrolled in whole quads that divide the slab");
 };
 
-// Column of element (k, m) in the swizzled, transposed A tile; key = k % 8. m and the result
-// are floats; multiples of 4 map to multiples of 4, so float4 groups stay whole. A warp's 32
-// one-float copies (8 k x 4 consecutive rows) land in 32 different banks.
-__device__ __forceinline__ int swizzle_a(int key, int m) { return m ^ (key * kVecWidth); }
+// Column of element (k, m) in the swizzled, transposed A tile. m and the result are floats;
+// multiples of 4 map to multiples of 4, so float4 groups stay whole.
+template <int BK>
+__device__ __forceinline__ int swizzle_a(int k, int m) {
+  return m ^ ((k / kVecWidth) * (kWarpSize * kVecWidth / BK));
+}
 
 // The shared-memory buffers of one pipeline stage.
 template <int BM, int BN>
@@ -78,62 +93,70 @@ __device__ __forceinline__ Stage<BM, BN> stage_at(float* smem, int s) {
   return {reinterpret_cast<float (*)[BM]>(base), reinterpret_cast<float (*)[BN]>(base + BK * BM)};
 }
 
-// Issue the cp.async copies of the A slab starting at k0, one float each, straight into the
-// transposed, swizzled tile: the copy transposes, no register holds A. A warp copies pieces of 8
-// k x 4 rows (four full 32-byte sectors of global memory, 32 banks of shared memory); a thread's
-// pieces differ by whole 8-k steps and by kRowStep rows, so their shared addresses differ by
-// constants once the swizzle of its first row (and of that row + 16, where kRowStep is 16) is
-// known. kGuard: copies outside A read nothing and write zero.
-template <typename T, int BM, int BN, int BK, bool kGuard>
-__device__ __forceinline__ void load_a_async(Stage<BM, BN> st, const float* A, int lda, int M, int K, int m0,
-                                             int k0) {
-  constexpr int kRowStep = 4 * T::kWarps;  // rows between a thread's pieces
-  static_assert(BM % kRowStep == 0 && BK % 8 == 0, "the warps must copy the A tile in whole 8-k x 4-row pieces");
-  static_assert(kWarpSize % kRowStep == 0 || kRowStep % kWarpSize == 0, "a piece's rows stay in one 32-row chunk");
-  const int lane = threadIdx.x % kWarpSize, kIn = lane % 8;
-  const int row = threadIdx.x / kWarpSize * 4 + lane / 8;  // this thread's first row (< kRowStep)
+// The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
+template <typename T, int BM, int BK, bool kGuard>
+__device__ __forceinline__ void load_a(float4 (&rStage)[T::kLoadsA], const float* A, int lda, int M, int K, int m0,
+                                       int k0) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
 #pragma unroll
-  for (int j = 0; j < BM / kRowStep; ++j) {
-    const int m = row + j * kRowStep;
-    // The swizzle changes bits 2-4 only: whole 32-row chunks of the offset pass through it.
-    const int col = swizzle_a(kIn, row + j * kRowStep % kWarpSize) + j * kRowStep / kWarpSize * kWarpSize;
-    const float* src = A + int64_t(m0 + m) * lda + k0 + kIn;
-#pragma unroll
-    for (int kg = 0; kg < BK; kg += 8) {
-      const bool inside = !kGuard || (m0 + m < M && k0 + kg + kIn < K);
-      cp_async_4(&st.a[kg + kIn][col], inside ? src + kg : A, inside ? int(sizeof(float)) : 0);
-    }
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int gRow = m0 + aRow + i * T::kRowsA;
+    const float* src = A + int64_t(gRow) * lda;
+    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
   }
 }
 
-// Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
-// chunk reads only the bytes inside B and zero-fills the rest.
+// The A slab held in registers into its stage, transposed and swizzled.
+template <typename T, int BM, int BN, int BK>
+__device__ __forceinline__ void store_a(Stage<BM, BN> st, const float4 (&rStage)[T::kLoadsA]) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+#pragma unroll
+  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
+    st.a[aCol + 0][m] = rStage[i].x;
+    st.a[aCol + 1][m] = rStage[i].y;
+    st.a[aCol + 2][m] = rStage[i].z;
+    st.a[aCol + 3][m] = rStage[i].w;
+  }
+}
+
+// Issue the cp.async copies of the B slab starting at k0 into its stage. A warp instruction
+// copies two row segments of 16 float4s (256 contiguous bytes each); a thread's copies lie in
+// BK / kWarps / 2 rows, kVecB / 16 float4s apart along each: one address per row, the columns are
+// constant offsets from it (rungs 10-16: every copy in its own row, a 64-bit address each).
+// kGuard: each 16-byte chunk reads only the bytes inside B and zero-fills the rest.
 template <typename T, int BM, int BN, int BK, bool kGuard>
 __device__ __forceinline__ void load_b_async(Stage<BM, BN> st, const float* B, int ldb, int N, int K, int n0,
                                              int k0) {
-  const int bRow = threadIdx.x / T::kVecB, bCol = threadIdx.x % T::kVecB * kVecWidth;
+  const int lane = threadIdx.x % kWarpSize;
+  const int bRow = threadIdx.x / kWarpSize * T::kRowsPerWarpB + lane / T::kLanesB;
+  const int bCol = lane % T::kLanesB * kVecWidth;
 #pragma unroll
-  for (int r = 0; r < BK; r += T::kRowsB) {
-    const int gRow = k0 + bRow + r, gCol = n0 + bCol;
-    const float* src = B + int64_t(gRow) * ldb + gCol;
-    int bytes = kVecWidth * int(sizeof(float));
-    if (kGuard) {
-      const int valid = gRow < K ? min(max(N - gCol, 0), kVecWidth) : 0;
-      bytes = valid * int(sizeof(float));
-      if (valid == 0) src = B;  // any valid address: nothing is read
+  for (int r = 0; r < T::kRowsPerWarpB; r += 2) {
+    const int gRow = k0 + bRow + r;
+    const float* src = B + int64_t(gRow) * ldb + n0 + bCol;
+#pragma unroll
+    for (int c = 0; c < BN; c += T::kLanesB * kVecWidth) {
+      int bytes = kVecWidth * int(sizeof(float));
+      const float* from = src + c;
+      if (kGuard) {
+        const int valid = gRow < K ? min(max(N - (n0 + bCol + c), 0), kVecWidth) : 0;
+        bytes = valid * int(sizeof(float));
+        if (valid == 0) from = B;  // any valid address: nothing is read
+      }
+      cp_async_16(&st.b[bRow + r][bCol + c], from, bytes);
     }
-    cp_async_16(&st.b[bRow + r][bCol], src, bytes);
   }
 }
 
-// The register fragments of step k: a lane's TM values of A and TN values of B. key = k % 8,
+// The register fragments of step k: a lane's TM values of A and TN values of B. quad = k / 4,
 // passed apart so that a k made of a runtime chunk plus a constant still swizzles in one XOR.
 template <typename T, int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int key,
+__device__ __forceinline__ void load_fragment(float (&rA)[TM], float (&rB)[TN], Stage<BM, BN> st, int k, int quad,
                                               int aBase, int bBase) {
 #pragma unroll
   for (int g = 0; g < T::kGroupsM; ++g) {
-    const float4 v = load_f4(&st.a[k][swizzle_a(key, aBase + g * (WM / T::kGroupsM))]);
+    const float4 v = load_f4(&st.a[k][swizzle_a<BK>(quad * kVecWidth, aBase + g * (WM / T::kGroupsM))]);
     rA[g * 4] = v.x, rA[g * 4 + 1] = v.y, rA[g * 4 + 2] = v.z, rA[g * 4 + 3] = v.w;
   }
 #pragma unroll
@@ -187,7 +210,10 @@ struct Schedule {
   __host__ __device__ int64_t sk_begin(int b, int blocks) const { return skSlabs * b / blocks; }
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard, bool kPaired>
+// kWhole: the whole-tile kernel's loop (FFMAs in paired order; the next B slab issued at the
+// slab-end barrier). The stream-K unit keeps rung 15's order and issues B at the slab start:
+// each measured slower in the unit (rung 16's header; exp41 runs 3-4).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard, bool kWhole>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
                                            Finish finish, int skBlock, int lastHelper, float* W, int* flags) {
@@ -199,23 +225,24 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   float rAcc[TM][TN] = {};  // [TM][TN]: rows aBase + g*WM/kGroupsM + v, columns likewise
   const int kTiles = ceil_div(K, BK);
   auto stage = [&](int tile) { return stage_at<T, BM, BN, BK>(smem, tile % Stages); };
-  // Edge blocks and the K tail check bounds; interior full slabs do not.
-  auto issue = [&](int tile) {  // the cp.async of one A and one B slab, as one commit group
-    if (tile < kTiles) {
-      if (kGuard || (tile + 1) * BK > K) {
-        load_a_async<T, BM, BN, BK, true>(stage(tile), A, lda, M, K, m0, tile * BK);
-        load_b_async<T, BM, BN, BK, true>(stage(tile), B, ldb, N, K, n0, tile * BK);
-      } else {
-        load_a_async<T, BM, BN, BK, false>(stage(tile), A, lda, M, K, m0, tile * BK);
-        load_b_async<T, BM, BN, BK, false>(stage(tile), B, ldb, N, K, n0, tile * BK);
-      }
-    }
+  // kGuard is decided per tile before the loop (the caller sends edge tiles and K not a multiple
+  // of BK to kGuard = true): the loop of an interior tile checks nothing.
+  auto issue_b = [&](int tile) {  // the cp.async of one B slab, as one commit group
+    if (tile < kTiles) load_b_async<T, BM, BN, BK, kGuard>(stage(tile), B, ldb, N, K, n0, tile * BK);
     cp_async_commit();  // empty groups keep the wait count uniform
   };
+  float4 rStage[T::kLoadsA];  // the next A slab, on its way from global to shared memory
+  auto fetch_a = [&](int tile) { load_a<T, BM, BK, kGuard>(rStage, A, lda, M, K, m0, tile * BK); };
+  // The B slabs in flight ahead of the one being computed: Stages - 1, the whole-tile kernel one
+  // more from its slab-end barrier to the next slab start.
+  constexpr int kAhead = kWhole ? Stages : Stages - 1;
 
-  // Prologue: slabs 0 .. Stages-2 in flight.
-  for (int s = 0; s < Stages - 1; ++s) issue(s);
-  cp_async_wait<Stages - 2>();
+  // Prologue: B slabs 0 .. kAhead-1 in flight, A slab 0 stored, A slab 1 in flight.
+  for (int s = 0; s < kAhead; ++s) issue_b(s);
+  fetch_a(0);
+  store_a<T, BM, BN, BK>(stage(0), rStage);
+  if (kTiles > 1) fetch_a(1);
+  cp_async_wait<kAhead - 1>();
   __syncthreads();
   float rA[2][TM], rB[2][TN];  // double-buffered register fragments
   load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
@@ -227,22 +254,28 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 #pragma unroll 1
   for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {
     const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
-    if (c == 0) issue(kt + Stages - 1);                   // into the stage every warp left at the last barrier
+    if (!kWhole && c == 0) issue_b(kt + Stages - 1);      // into the stage every warp left at the last barrier
     const Stage<BM, BN> st = stage(kt);
 #pragma unroll
     for (int k = 0; k < KU; ++k) {
       if (k == KU - 1 && c == kChunks - 1) {
-        // End of the slab: wait for slab kt+1, then prefetch its first fragment.
+        // End of the slab: publish A slab kt+1, wait for B slab kt+1, then (whole tiles) start
+        // B slab kt+Stages in the stage every warp has now left, prefetch the first fragment of
+        // slab kt+1 and start loading A slab kt+2.
+        if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
         cp_async_wait<Stages - 2>();
         __syncthreads();
-        if (kt + 1 < kTiles)
+        if (kWhole) issue_b(kt + Stages);
+        if (kt + 1 < kTiles) {
           load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
                                                        bBase);
+          if (kt + 2 < kTiles) fetch_a(kt + 2);
+        }
       } else {  // step c*KU + k + 1 of this slab
-        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1, (k + 1) % 8,
-                                                     aBase, bBase);
+        load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1,
+                                                     c * (KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
       }
-      outer_product<kPaired>(rA[k % 2], rB[k % 2], rAcc);
+      outer_product<kWhole>(rA[k % 2], rB[k % 2], rAcc);
     }
   }
   cp_async_wait<0>();
@@ -296,13 +329,13 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 // One unit of a stream-K share, in a function of its own with its own register assignment. It
 // was introduced when whole tiles and shares shared one kernel (inlined, the share loop's extra
 // live values cost the whole-tile loop ~4% in register-bank dispatch stalls; exp39 run 2) and
-// is kept in the form that was measured. It keeps rung 15's FFMA order (kPaired = false): the
-// paired order cost the shares 3-5% (exp40 run 2).
+// is kept in the form that was measured. It keeps rung 15's loop (kWhole = false): the paired
+// order cost the shares 3-5% (exp40 run 2), B issued at the barrier 1-2% (exp41 runs 3-4).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU>
 __device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
                                            Finish finish, int skBlock, int lastHelper, float* W, int* flags) {
-  if (m0 + BM <= M && n0 + BN <= N)
+  if (m0 + BM <= M && n0 + BN <= N && K % BK == 0)
     block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C,
                                                                      ldc, m0, n0, finish, skBlock, lastHelper, W, flags);
   else
@@ -318,13 +351,13 @@ __device__ __noinline__ void stream_k_unit(float* smem, int M, int N, int K, flo
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kStreamK>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU>::kMinBlocks)
-sgemm_17_async_a(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-                    float* C, int ldc, Schedule sched, float* W, int* flags) {
+sgemm_17_slab_end(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                  float* C, int ldc, Schedule sched, float* W, int* flags) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BK][BM], B tile [BK][BN])
   if (!kStreamK) {  // a whole tile of the full waves
     if (int(blockIdx.y * gridDim.x + blockIdx.x) >= sched.dpTiles) return;  // a stream-K tile
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-    if ((blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N)
+    if ((blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N && K % BK == 0)
       block_tile<BM, BN, BK, WM, WN, TM, TN, Stages, KU, false, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C,
                                                                       ldc, m0, n0, Finish::kStore, 0, 0, W, flags);
     else
@@ -433,8 +466,8 @@ std::vector<int64_t> slabs_per_block(int64_t M, int64_t N, int64_t K, int64_t sl
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream) {
-  auto whole = sgemm_17_async_a<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, false>;
-  auto streamK = sgemm_17_async_a<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, true>;
+  auto whole = sgemm_17_slab_end<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, false>;
+  auto streamK = sgemm_17_slab_end<kBM, kBN, kBK, kWM, kWN, kTM, kTN, kStages, kKU, true>;
   if (const Status s = allow_smem(whole, Config::kSmemBytes); s != Status::kOk) return s;
   if (const Status s = allow_smem(streamK, Config::kSmemBytes); s != Status::kOk) return s;
   int device = 0, sms = 0, perSm = 0;
