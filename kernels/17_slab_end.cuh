@@ -3,31 +3,37 @@
 // TITLE: The slab end: decided before the loop
 // PREVIOUS: 16_ffma_order   NEXT: none
 // BUILDS ON: 16_ffma_order (a copy of it: diff the two files to read the lesson)
-// LESSON: the k loop asks nothing at run time that is known before it: K-tail checks leave the loop, B's copies start at the barrier and need one address per row
+// LESSON: the slab end asks nothing at run time that is known before the loop: K-tail checks leave the loop, B's copies start at the barrier behind the next fragment read, one address per row
 // TILE: 64x256x32_32x128_8x16_s2_u8
 //
-// WHAT CHANGED: three things at the slab end, the only code of the loop that is not FFMAs and
-//   fragment reads. (1) Rungs 10-16 ask at every slab whether it runs past K
-//   (`kGuard || (tile + 1) * BK > K`); here a tile inside M and N whose K is a multiple of BK
-//   takes the unguarded path, which checks nothing, and every other tile the guarded one.
-//   (2) The whole-tile kernel issues B slab kt+2 right after the barrier that ends slab kt (the
-//   stage every warp has just left) instead of testing `c == 0` at every chunk. (3) A thread's
-//   16 B copies lie in 4 rows (4 columns of float4s each, constant offsets) instead of 16: one
+// WHAT CHANGED: the slab end, the only code of the loop that is not FFMAs and fragment reads.
+//   (1) Rungs 10-16 ask at every slab whether it runs past K (`kGuard || (tile + 1) * BK > K`);
+//   here a tile inside M and N whose K is a multiple of BK takes the unguarded path, which checks
+//   nothing, and every other tile the guarded one. (2) The whole-tile kernel issues B slab kt+2
+//   right after the barrier that ends slab kt (the stage every warp has just left) instead of
+//   testing `c == 0` at every chunk. (3) After that barrier the first fragment of the next slab
+//   is read before the copies are issued, so its latency hides behind them. (4) A thread's 16 B
+//   copies lie in 4 rows (4 float4s apart along each, constant offsets) instead of 16: one
 //   64-bit address per row.
 // WHY: ncu puts rung 16's stalls against cuBLAS's in wait (0.11 vs 0.01 per issue), dispatch and
-//   no_instruction. Its SASS (exp40_sass_ctl.py) shows where: the runtime K test turns each of
-//   the A slab's four loads into a guarded branch region (BSSY/BSYNC, address math at 3-13
-//   stall cycles), the `c == 0` test costs a 13-cycle predicate wait at every chunk, and the B
-//   copies wait on a serial chain of 16 IMAD.WIDE at 5 cycles each. One warp per scheduler and
-//   block means another warp hides little of it.
+//   no_instruction (0.07 vs 0.02). Its SASS (exp40_sass_ctl.py) shows where: the runtime K test
+//   turns each of the A slab's four loads into a guarded branch region (BSSY/BSYNC, address math
+//   at 3-13 stall cycles), the `c == 0` test costs a 13-cycle predicate wait at every chunk, and
+//   the B copies wait on a serial chain of 16 IMAD.WIDE at 5 cycles each. One warp per scheduler
+//   and block: another warp hides little of it.
 // PREDICTION: static stall cycles of the whole-tile loop 2,323 -> ~1,500 per 8-step pass; wait
 //   stalls 0.11 -> ~0.07; +2% at 4096^3.
-// MEASURED (exp41 runs 3-4, H200, (1) and (2) as patches on rung 16): (1) alone +0.3 points at
-//   4096^3; (2) alone -1.4; both +1.2 (98.7% of cuBLAS, reproduced), 8192^3 100.1-100.3%; (3) is
-//   this file's and measured in its evidence below.
-// MISS: (2) alone slowed the loop: ptxas's schedule of the loop changes with each; the pair
-//   gives what neither gives alone. Both in the stream-K unit cost 1024^3 and 1536^3 2 points,
-//   so the unit keeps the slab-start issue.
+// MEASURED (exp41, H200, logs in bench/results/logs/exp41/): as patches on rung 16, (1) alone
+//   +0.3 points of cuBLAS at 4096^3, (2) alone -1.4, (1)+(2) +1.2 (98.7%, twice). This file with
+//   (1), (2), (4): 98.9% at 4096^3 (four runs); with (3) added 99.6% (three runs), no_instruction
+//   stalls 0.07 -> 0.04, wait 0.11 -> 0.07. The loop's static stall cycles: 2,323 -> 1,463.
+// MISS: (2) alone slowed the loop: ptxas schedules the loop anew with each change, and the pair
+//   gives what neither gives alone. In the stream-K unit (1)+(2) cost 1024^3 and 1536^3 2
+//   points, so the unit keeps the slab-start issue. Tried and dropped: A through one-float
+//   cp.async (the copy transposes, no register staging; commit cb6b2a1): 85% of cuBLAS, short
+//   scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop on this rung: 97.2%; chunks
+//   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; stream-K at 4096^3 (the unit costs
+//   ~1.13 whole-tile slabs per slab): no gain, also with the unit inlined or paired.
 // SASS KERNEL: the whole-tile kernel, `slab_end<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
 // EVIDENCE: <evidence>GFLOP/s: (not yet measured). SASS: (not yet measured). ncu: (not yet
 //   measured). Shown by: python3 tools/sass_report.py --diff 16 17;
@@ -259,16 +265,17 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 #pragma unroll
     for (int k = 0; k < KU; ++k) {
       if (k == KU - 1 && c == kChunks - 1) {
-        // End of the slab: publish A slab kt+1, wait for B slab kt+1, then (whole tiles) start
-        // B slab kt+Stages in the stage every warp has now left, prefetch the first fragment of
-        // slab kt+1 and start loading A slab kt+2.
+        // End of the slab: publish A slab kt+1, wait for B slab kt+1, read the first fragment of
+        // slab kt+1 (its latency hides behind the copies issued next), then (whole tiles) start B
+        // slab kt+Stages in the stage every warp has now left, and A slab kt+2.
         if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
         cp_async_wait<Stages - 2>();
         __syncthreads();
-        if (kWhole) issue_b(kt + Stages);
-        if (kt + 1 < kTiles) {
+        if (kt + 1 < kTiles)
           load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
                                                        bBase);
+        if (kWhole) issue_b(kt + Stages);
+        if (kt + 1 < kTiles) {  // (nested as measured: the flat test compiles to another schedule)
           if (kt + 2 < kTiles) fetch_a(kt + 2);
         }
       } else {  // step c*KU + k + 1 of this slab

@@ -20,6 +20,15 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits
          chunk (`c == 0`) less, the prologue issues Stages slabs
   ngse   noguard and slabend
   ku16   the k loop unrolled in chunks of 16 steps instead of the tuned 8
+  ski    the stream-K unit inlined into the stream-K kernel (it is __noinline__: its own
+         register assignment, an ABI call per unit)
+  expect   (rung 17) the slab-end test marked unlikely (__builtin_expect), so ptxas may lay the
+         common path out without a taken branch
+  fragfirst (rung 17) after the slab-end barrier, the first fragment read before B's copies
+  afirst (rung 17, after fragfirst) A's loads for slab kt+2 before B's copies for kt+Stages
+  loop   (rung 17) exp40's loop shape on rung 17: a slab loop around a chunk loop whose body has
+         no slab test (the last step of a chunk reads the next chunk's first fragment, a
+         throw-away read of this stage at the slab end), the slab end after the chunk loop
 Variants combine with '+': ngse+ku16.
 
 Driven by exp40_run.sh (RUNG=16 or 17, PATCHER="python3 tools/experiments/exp41_variants.py"); only
@@ -44,6 +53,53 @@ SLABEND = [("for (int s = 0; s < Stages - 1; ++s) issue_b(s);", "for (int s = 0;
            ("    if (c == 0) issue_b(kt + Stages - 1);", "    "),
            ("        cp_async_wait<Stages - 2>();\n        __syncthreads();\n",
             "        cp_async_wait<Stages - 2>();\n        __syncthreads();\n        issue_b(kt + Stages);\n")]
+INLINE = [("__device__ __noinline__ void stream_k_unit", "__device__ __forceinline__ void stream_k_unit")]
+EXPECT = [("      if (k == KU - 1 && c == kChunks - 1) {", "      if (__builtin_expect(k == KU - 1 && c == kChunks - 1, 0)) {")]
+FRAGFIRST = [("""        if (kWhole) issue_b(kt + Stages);
+        if (kt + 1 < kTiles) {
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
+                                                       bBase);
+""", """        if (kt + 1 < kTiles)
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase,
+                                                       bBase);
+        if (kWhole) issue_b(kt + Stages);
+        if (kt + 1 < kTiles) {
+""")]
+AFIRST = [("""        if (kWhole) issue_b(kt + Stages);
+        if (kt + 1 < kTiles) {
+          if (kt + 2 < kTiles) fetch_a(kt + 2);
+        }""", """        if (kt + 2 < kTiles) fetch_a(kt + 2);
+        if (kWhole) issue_b(kt + Stages);""")]
+LOOP17_START = "#pragma unroll 1\n  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {"
+LOOP17_END = "  cp_async_wait<0>();\n\n  // Partial tiles"
+LOOP17 = """#pragma unroll 1
+  for (int kt = 0; kt < kTiles; ++kt) {
+    if (!kWhole) issue_b(kt + Stages - 1);  // into the stage every warp left at the last barrier
+    const Stage<BM, BN> st = stage(kt);
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      const int cNext = (c + 1) % kChunks;  // 0 at the slab end: a throw-away read of this stage
+#pragma unroll
+      for (int k = 0; k < KU; ++k) {
+        if (k < KU - 1)
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1,
+                                                       c * (KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
+        else
+          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, cNext * KU,
+                                                       cNext * (KU / kVecWidth), aBase, bBase);
+        outer_product<kWhole>(rA[k % 2], rB[k % 2], rAcc);
+      }
+    }
+    if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
+    cp_async_wait<Stages - 2>();
+    __syncthreads();
+    if (kWhole) issue_b(kt + Stages);
+    if (kt + 1 < kTiles) {
+      load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(kt + 1), 0, 0, aBase, bBase);
+      if (kt + 2 < kTiles) fetch_a(kt + 2);
+    }
+  }
+"""
 KU16 = [("kStages = Tuned::Stages, kKU = Tuned::KU;", "kStages = Tuned::Stages, kKU = 16;")]
 PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
          ("Stages, KU, true, false>(smem", "Stages, KU, true, true>(smem")
@@ -51,10 +107,15 @@ PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
 
 def patch(text: str, variant: str) -> str:
     edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED], "noguard": NOGUARD,
-             "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16}
+             "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16, "ski": INLINE,
+             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "loop": "loop"}
     if any(v not in edits for v in variant.split("+")):
         raise SystemExit(f"unknown variant {variant}")
-    for old, new in [e for v in variant.split("+") for e in edits[v]]:
+    for v in variant.split("+"):
+        if edits[v] == "loop":  # a whole block of the file
+            a, b = text.index(LOOP17_START), text.index(LOOP17_END)
+            text = text[:a] + LOOP17 + text[b:]
+    for old, new in [e for v in variant.split("+") if edits[v] != "loop" for e in edits[v]]:
         assert text.count(old) == 1, f"expected exactly one {old!r}"
         text = text.replace(old, new)
     return text
