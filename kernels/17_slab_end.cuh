@@ -32,8 +32,10 @@
 //   points, so the unit keeps the slab-start issue. Tried and dropped: A through one-float
 //   cp.async (the copy transposes, no register staging; commit cb6b2a1): 85% of cuBLAS, short
 //   scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop on this rung: 97.2%; chunks
-//   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; stream-K at 4096^3 (the unit costs
-//   ~1.13 whole-tile slabs per slab): no gain, also with the unit inlined or paired.
+//   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; B's copies spread over the chunks
+//   inside the FFMA stream, as cuBLAS's are (a quarter slab per chunk): 95.0%, 2.7% more
+//   instructions; stream-K at 4096^3 (the unit costs ~1.13 whole-tile slabs per slab): no
+//   gain, also with the unit inlined or paired.
 // SASS KERNEL: the whole-tile kernel, `slab_end<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
 // EVIDENCE: <evidence>GFLOP/s: (not yet measured). SASS: (not yet measured). ncu: (not yet
 //   measured). Shown by: python3 tools/sass_report.py --diff 16 17;

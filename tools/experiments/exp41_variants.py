@@ -26,6 +26,10 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits
          common path out without a taken branch
   fragfirst (rung 17) after the slab-end barrier, the first fragment read before B's copies
   afirst (rung 17, after fragfirst) A's loads for slab kt+2 before B's copies for kt+Stages
+  spreadb (rung 17) the whole-tile kernel's B copies spread over the FFMAs: chunk c of slab kt
+         issues rows [c*KU, (c+1)*KU) of B slab kt+1 (one commit group each, predicated off past
+         the last slab, no branch), in the same basic block as the chunk's FFMAs; the slab end
+         then issues no B copies. Two stages only: the last quarter has about one chunk to land
   loop   (rung 17) exp40's loop shape on rung 17: a slab loop around a chunk loop whose body has
          no slab test (the last step of a chunk reads the next chunk's first fragment, a
          throw-away read of this stage at the slab end), the slab end after the chunk loop
@@ -70,6 +74,39 @@ AFIRST = [("""        if (kWhole) issue_b(kt + Stages);
           if (kt + 2 < kTiles) fetch_a(kt + 2);
         }""", """        if (kt + 2 < kTiles) fetch_a(kt + 2);
         if (kWhole) issue_b(kt + Stages);""")]
+SPREADB = [
+    ("// The register fragments of step k", """// Issue the cp.async copies of B rows [r0, r0 + KU) of the slab starting at k0: one chunk's
+// share of the next slab. live = false: nothing is read (the slab after the last).
+template <typename T, int BM, int BN, int BK, int KU, bool kGuard>
+__device__ __forceinline__ void load_b_chunk(Stage<BM, BN> st, const float* B, int ldb, int N, int K, int n0, int k0,
+                                             int r0, bool live) {
+  static_assert(KU % (2 * T::kWarps) == 0, "a chunk's B rows must split into row pairs per warp");
+  const int lane = threadIdx.x % kWarpSize;
+  const int bRow = r0 + threadIdx.x / kWarpSize * (KU / T::kWarps) + lane / T::kLanesB;
+  const int bCol = lane % T::kLanesB * kVecWidth;
+#pragma unroll
+  for (int r = 0; r < KU / T::kWarps; r += 2) {
+    const int gRow = k0 + bRow + r;
+    const float* src = B + int64_t(gRow) * ldb + n0 + bCol;
+#pragma unroll
+    for (int c = 0; c < BN; c += T::kLanesB * kVecWidth) {
+      int valid = live ? kVecWidth : 0;
+      if (kGuard) valid = live && gRow < K ? min(max(N - (n0 + bCol + c), 0), kVecWidth) : 0;
+      cp_async_16(&st.b[bRow + r][bCol + c], valid > 0 ? src + c : B, valid * int(sizeof(float)));
+    }
+  }
+}
+
+// The register fragments of step k"""),
+    ("  constexpr int kAhead = kWhole ? Stages : Stages - 1;", "  constexpr int kAhead = Stages - 1;\n  static_assert(!kWhole || Stages == 2, \"spreadb: the next slab only\");"),
+    ("    for (int k = 0; k < KU; ++k) {\n", """    for (int k = 0; k < KU; ++k) {
+      if (kWhole && k == 0) {  // this chunk's share of B slab kt+1
+        load_b_chunk<T, BM, BN, BK, KU, kGuard>(stage(kt + 1), B, ldb, N, K, n0, (kt + 1) * BK, c * KU, kt + 1 < kTiles);
+        cp_async_commit();
+      }
+"""),
+    ("        if (kWhole) issue_b(kt + Stages);\n", ""),
+]
 LOOP17_START = "#pragma unroll 1\n  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {"
 LOOP17_END = "  cp_async_wait<0>();\n\n  // Partial tiles"
 LOOP17 = """#pragma unroll 1
@@ -108,7 +145,7 @@ PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
 def patch(text: str, variant: str) -> str:
     edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED], "noguard": NOGUARD,
              "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16, "ski": INLINE,
-             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "loop": "loop"}
+             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "spreadb": SPREADB, "loop": "loop"}
     if any(v not in edits for v in variant.split("+")):
         raise SystemExit(f"unknown variant {variant}")
     for v in variant.split("+"):
