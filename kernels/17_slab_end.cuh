@@ -34,7 +34,8 @@
 //   scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop on this rung: 97.2%; chunks
 //   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; B's copies spread over the chunks
 //   inside the FFMA stream, as cuBLAS's are (a quarter slab per chunk): 95.0%, 2.7% more
-//   instructions; stream-K at 4096^3 (the unit costs ~1.13 whole-tile slabs per slab): no
+//   instructions; A's slab likewise, a quarter per chunk: 95.9%, short-scoreboard stalls 0.09
+//   -> 0.16 (ptxas places the quarter's load late in the chunk); stream-K at 4096^3 (the unit costs ~1.13 whole-tile slabs per slab): no
 //   gain, also with the unit inlined or paired.
 // SASS KERNEL: the whole-tile kernel, `slab_end<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
 // EVIDENCE: <evidence>GFLOP/s: (not yet measured). SASS: (not yet measured). ncu: (not yet

@@ -30,6 +30,10 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits
          issues rows [c*KU, (c+1)*KU) of B slab kt+1 (one commit group each, predicated off past
          the last slab, no branch), in the same basic block as the chunk's FFMAs; the slab end
          then issues no B copies. Two stages only: the last quarter has about one chunk to land
+  spreada (rung 17) the whole-tile kernel's A slab in quarters inside the FFMA stream: at step 0
+         of chunk c, store the quarter of A slab kt+1 that chunk c-1 loaded (chunk 0 rewrites the
+         slab end's leftover where the slab end overwrites it later) and load quarter c; the slab
+         end stores the last quarter. One float4 of A in registers instead of four
   loop   (rung 17) exp40's loop shape on rung 17: a slab loop around a chunk loop whose body has
          no slab test (the last step of a chunk reads the next chunk's first fragment, a
          throw-away read of this stage at the slab end), the slab end after the chunk loop
@@ -107,6 +111,44 @@ __device__ __forceinline__ void load_b_chunk(Stage<BM, BN> st, const float* B, i
 """),
     ("        if (kWhole) issue_b(kt + Stages);\n", ""),
 ]
+SPREADA = [
+    ("// Issue the cp.async copies of the B slab starting at k0 into its stage.", """// Quarter q of the A slab starting at k0 into a register (spreada), and back into a stage.
+template <typename T, int BM, int BK, bool kGuard>
+__device__ __forceinline__ float4 load_a_part(const float* A, int lda, int M, int K, int m0, int k0, int q) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+  const int gRow = m0 + aRow + q * T::kRowsA;
+  const float* src = A + int64_t(gRow) * lda;
+  return kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
+}
+template <typename T, int BM, int BN, int BK>
+__device__ __forceinline__ void store_a_part(Stage<BM, BN> st, float4 v, int q) {
+  const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+  const int m = swizzle_a<BK>(aCol, aRow + q * T::kRowsA);
+  st.a[aCol + 0][m] = v.x;
+  st.a[aCol + 1][m] = v.y;
+  st.a[aCol + 2][m] = v.z;
+  st.a[aCol + 3][m] = v.w;
+}
+
+// Issue the cp.async copies of the B slab starting at k0 into its stage."""),
+    ("  if (kTiles > 1) fetch_a(1);\n", """  if (!kWhole && kTiles > 1) fetch_a(1);
+  static_assert(BK / KU == T::kLoadsA, "spreada: one quarter of A per chunk");
+  float4 rS = make_float4(0.f, 0.f, 0.f, 0.f);  // the quarter of A on its way (whole tiles)
+"""),
+    ("    for (int k = 0; k < KU; ++k) {\n", """    for (int k = 0; k < KU; ++k) {
+      if (kWhole && k == 0) {  // A slab kt+1, a quarter per chunk
+        store_a_part<T, BM, BN, BK>(stage(kt + 1), rS, (c + kChunks - 1) % kChunks);
+        if (kt + 1 < kTiles) rS = load_a_part<T, BM, BK, kGuard>(A, lda, M, K, m0, (kt + 1) * BK, c);
+      }
+"""),
+    ("        if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);\n",
+     """        if (kt + 1 < kTiles) {
+          if (kWhole) store_a_part<T, BM, BN, BK>(stage(kt + 1), rS, kChunks - 1);
+          else store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
+        }
+"""),
+    ("          if (kt + 2 < kTiles) fetch_a(kt + 2);\n", "          if (!kWhole && kt + 2 < kTiles) fetch_a(kt + 2);\n"),
+]
 LOOP17_START = "#pragma unroll 1\n  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {"
 LOOP17_END = "  cp_async_wait<0>();\n\n  // Partial tiles"
 LOOP17 = """#pragma unroll 1
@@ -145,7 +187,7 @@ PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
 def patch(text: str, variant: str) -> str:
     edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED], "noguard": NOGUARD,
              "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16, "ski": INLINE,
-             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "spreadb": SPREADB, "loop": "loop"}
+             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "spreadb": SPREADB, "spreada": SPREADA, "loop": "loop"}
     if any(v not in edits for v in variant.split("+")):
         raise SystemExit(f"unknown variant {variant}")
     for v in variant.split("+"):
