@@ -100,15 +100,16 @@ def patch(text: str, variant: str) -> str:
     return text
 
 
-def main() -> int:
+def cli(patcher, default_header: str, doc: str) -> int:
+    """The command line of a variant writer: VARIANT [RUNG_HEADER], the header edited in place."""
     if len(sys.argv) < 2:
-        print(__doc__)
+        print(doc)
         return 2
-    path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "kernels" / "15_stream_k.cuh"
-    path.write_text(patch(path.read_text(), sys.argv[1]))
+    path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "kernels" / default_header
+    path.write_text(patcher(path.read_text(), sys.argv[1]))
     print(f"{path}: variant {sys.argv[1]}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli(patch, "15_stream_k.cuh", __doc__))

@@ -37,7 +37,10 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits
   loop   (rung 17) exp40's loop shape on rung 17: a slab loop around a chunk loop whose body has
          no slab test (the last step of a chunk reads the next chunk's first fragment, a
          throw-away read of this stage at the slab end), the slab end after the chunk loop
-Variants combine with '+': ngse+ku16.
+Variants combine with '+': ngse+ku16. Each asserts the text it replaces: noguard, slabend,
+ngse and ku16 match rung 16; fragfirst and afirst rung 17 as of 730e5f3 (fragfirst is part of
+the rung since b9b59a0); expect, loop, spreadb and spreada rung 17 as it is; skc, skp and ski
+both rungs.
 
 Driven by exp40_run.sh (RUNG=16 or 17, PATCHER="python3 tools/experiments/exp41_variants.py"); only
 the GPU machine's copy of the tree is patched, nothing is committed in a patched state.
@@ -47,7 +50,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exp40_variants import LOOP_NEW, cli  # noqa: E402  (exp40's loop shape and command line)
 
 COST = ("constexpr double kStreamKSlabCost = 1.35;", "constexpr double kStreamKSlabCost = 1.05;")
 NOGUARD = [("if (kGuard || (tile + 1) * BK > K) load_b_async", "if (kGuard) load_b_async"),
@@ -151,34 +155,12 @@ __device__ __forceinline__ void store_a_part(Stage<BM, BN> st, float4 v, int q) 
 ]
 LOOP17_START = "#pragma unroll 1\n  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {"
 LOOP17_END = "  cp_async_wait<0>();\n\n  // Partial tiles"
-LOOP17 = """#pragma unroll 1
-  for (int kt = 0; kt < kTiles; ++kt) {
-    if (!kWhole) issue_b(kt + Stages - 1);  // into the stage every warp left at the last barrier
-    const Stage<BM, BN> st = stage(kt);
-#pragma unroll 1
-    for (int c = 0; c < kChunks; ++c) {
-      const int cNext = (c + 1) % kChunks;  // 0 at the slab end: a throw-away read of this stage
-#pragma unroll
-      for (int k = 0; k < KU; ++k) {
-        if (k < KU - 1)
-          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * KU + k + 1,
-                                                       c * (KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
-        else
-          load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, cNext * KU,
-                                                       cNext * (KU / kVecWidth), aBase, bBase);
-        outer_product<kWhole>(rA[k % 2], rB[k % 2], rAcc);
-      }
-    }
-    if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
-    cp_async_wait<Stages - 2>();
-    __syncthreads();
-    if (kWhole) issue_b(kt + Stages);
-    if (kt + 1 < kTiles) {
-      load_fragment<T, BM, BN, BK, WM, WN, TM, TN>(rA[0], rB[0], stage(kt + 1), 0, 0, aBase, bBase);
-      if (kt + 2 < kTiles) fetch_a(kt + 2);
-    }
-  }
-"""
+# exp40's loop shape (LOOP_NEW) in rung 17's terms: B issued at the slab start only in the
+# stream-K unit, the whole-tile kernel's after the slab-end barrier, the order by kWhole.
+LOOP17 = (LOOP_NEW.replace("  constexpr int kChunks = BK / KU;  // chunks per slab\n", "")
+          .replace("    issue_b(kt + Stages - 1);  //", "    if (!kWhole) issue_b(kt + Stages - 1);  //")
+          .replace("outer_product(rA", "outer_product<kWhole>(rA")
+          .replace("    __syncthreads();\n", "    __syncthreads();\n    if (kWhole) issue_b(kt + Stages);\n"))
 KU16 = [("kStages = Tuned::Stages, kKU = Tuned::KU;", "kStages = Tuned::Stages, kKU = 16;")]
 PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
          ("Stages, KU, true, false>(smem", "Stages, KU, true, true>(smem")
@@ -200,15 +182,5 @@ def patch(text: str, variant: str) -> str:
     return text
 
 
-def main() -> int:
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "kernels" / "16_ffma_order.cuh"
-    path.write_text(patch(path.read_text(), sys.argv[1]))
-    print(f"{path}: variant {sys.argv[1]}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli(patch, "16_ffma_order.cuh", __doc__))
