@@ -99,14 +99,6 @@ __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int sr
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
 }
 
-// Copy 4 bytes (one float) from global to shared memory asynchronously; src_bytes 0 reads
-// nothing and writes a zero. 4-byte copies go through L1 (.ca: .cg takes only 16 bytes). One
-// float per copy lets the copy itself transpose a tile. Both addresses 4-byte aligned.
-__device__ __forceinline__ void cp_async_4(void* smem, const void* gmem, int src_bytes) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
-}
-
 // Close the group of cp.async issued since the last commit.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
