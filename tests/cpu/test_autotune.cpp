@@ -77,6 +77,9 @@ TEST(AutotuneSpace, HeaderSaysWhenTheCurrentTileWasKept) {
   std::swap(o.winner_gflops, o.runner_up_gflops);
   o.min_gain = -1;
   EXPECT_NE(tuned_header({o}, "test").find("(winner +0.2%)"), std::string::npos);
+  EXPECT_EQ(margin_text(o), "winner +0.2%");  // the text the tuner prints
+  o.runner_up_gflops = 0;
+  EXPECT_EQ(margin_text(o), "");
 }
 
 TEST(AutotuneSpace, RejectsWithAReason) {

@@ -420,12 +420,9 @@ int main(int argc, char** argv) {
       o.runner_up_gflops = size_t(r) < ranked.size() ? ranked[size_t(r)]->score : 0;
       if (w != 0) o.min_gain = min_gain;
       std::printf("  winner %s (%.0f GFLOP/s geomean)", o.winner.tile().c_str(), o.winner_gflops);
-      if (o.runner_up_gflops > 0 && w != 0)
-        std::printf(", kept: %s is +%.1f%%, not more than --min-gain %.1f%%", o.runner_up.tile().c_str(),
-                    100.0 * (o.runner_up_gflops / o.winner_gflops - 1.0), min_gain);
-      else if (o.runner_up_gflops > 0)
-        std::printf(", runner-up %s (%.0f), +%.1f%%", o.runner_up.tile().c_str(), o.runner_up_gflops,
-                    100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
+      if (o.runner_up_gflops > 0)
+        std::printf(", runner-up %s (%.0f, %s)", o.runner_up.tile().c_str(), o.runner_up_gflops,
+                    margin_text(o).c_str());
       std::printf("\n");
       outcomes.push_back(o);
       all.insert(all.end(), entries.begin(), entries.end());

@@ -150,6 +150,17 @@ int pick_winner(const std::vector<double>& scores, int current, double min_gain_
   return scores[0] <= scores[size_t(current)] * (1.0 + min_gain_pct / 100.0) ? current : 0;
 }
 
+std::string margin_text(const RungOutcome& o) {
+  if (o.runner_up_gflops <= 0) return "";
+  char text[96];
+  if (o.min_gain >= 0)
+    std::snprintf(text, sizeof text, "runner-up +%.1f%%, not more than --min-gain %.1f%%: the current tile kept",
+                  100.0 * (o.runner_up_gflops / o.winner_gflops - 1.0), o.min_gain);
+  else
+    std::snprintf(text, sizeof text, "winner +%.1f%%", 100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
+  return text;
+}
+
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source) {
   std::ostringstream os;
   os << "// Tile parameters written by tools/autotune (" << source << ").\n"
@@ -162,15 +173,9 @@ std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::st
     os << "//   rung " << o.winner.rung << ": " << o.candidates << " candidates, " << o.valid
        << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile()
        << " at " << int(o.winner_gflops) << " GFLOP/s";
-    if (o.runner_up_gflops > 0) {
-      char text[96];
-      if (o.min_gain >= 0)
-        std::snprintf(text, sizeof text, "runner-up +%.1f%%, not more than --min-gain %.1f%%: the current tile kept",
-                      100.0 * (o.runner_up_gflops / o.winner_gflops - 1.0), o.min_gain);
-      else
-        std::snprintf(text, sizeof text, "winner +%.1f%%", 100.0 * (o.winner_gflops / o.runner_up_gflops - 1.0));
-      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s (" << text << ")";
-    }
+    if (o.runner_up_gflops > 0)
+      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s ("
+         << margin_text(o) << ")";
     os << "\n";
   }
   os << "#pragma once\n\nnamespace sgemm::tuned {\n\n";

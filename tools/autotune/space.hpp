@@ -66,6 +66,11 @@ struct RungOutcome {
 // A new tile must beat the current one by more than timing noise to replace it.
 int pick_winner(const std::vector<double>& scores, int current, double min_gain_pct);
 
+// The margin between winner and runner-up, as the tuner prints it and the header records it:
+// "winner +x%", or, where the current tile was kept, "runner-up +x%, not more than --min-gain y%:
+// the current tile kept". Empty without a runner-up.
+std::string margin_text(const RungOutcome& o);
+
 // The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung).
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source);
 
