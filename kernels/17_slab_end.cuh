@@ -3,7 +3,7 @@
 // TITLE: The slab end: decided before the loop
 // PREVIOUS: 16_ffma_order   NEXT: none
 // BUILDS ON: 16_ffma_order (a copy of it: diff the two files to read the lesson)
-// LESSON: the slab end asks nothing at run time that is known before the loop: K-tail checks leave the loop, B's copies start at the barrier behind the next fragment read, one address per row
+// LESSON: the slab end asks nothing at run time that is known before the loop: K-tail checks leave the loop, B's copies start at the barrier behind the next fragment read, fewer addresses and stores
 // TILE: 64x256x32_32x128_8x16_s2_u8
 //
 // WHAT CHANGED: the slab end, the only code of the loop that is not FFMAs and fragment reads.
@@ -14,7 +14,8 @@
 //   testing `c == 0` at every chunk. (3) After that barrier the first fragment of the next slab
 //   is read before the copies are issued, so its latency hides behind them. (4) A thread's 16 B
 //   copies lie in 4 rows (4 float4s apart along each, constant offsets) instead of 16: one
-//   64-bit address per row.
+//   64-bit address per row. (5) The whole-tile kernel stages A as row pairs, so each k's two
+//   values sit side by side in the transposed tile: 8 STS.64 per slab instead of 16 STS.
 // WHY: ncu puts rung 16's stalls against cuBLAS's in wait (0.11 vs 0.01 per issue), dispatch and
 //   no_instruction (0.07 vs 0.02). Its SASS (exp40_sass_ctl.py) shows where: the runtime K test
 //   turns each of the A slab's four loads into a guarded branch region (BSSY/BSYNC, address math
@@ -22,14 +23,16 @@
 //   the B copies wait on a serial chain of 16 IMAD.WIDE at 5 cycles each. One warp per scheduler
 //   and block: another warp hides little of it.
 // PREDICTION: static stall cycles of the whole-tile loop 2,323 -> ~1,500 per 8-step pass; wait
-//   stalls 0.11 -> ~0.07; +2% at 4096^3.
+//   stalls 0.11 -> ~0.07; +2% at 4096^3. (5): 8 fewer STS at 4 stall cycles each, +0.5%.
 // MEASURED (exp41, H200, logs in bench/results/logs/exp41/): as patches on rung 16, (1) alone
 //   +0.3 points of cuBLAS at 4096^3, (2) alone -1.4, (1)+(2) +1.2 (98.7%, twice). This file with
-//   (1), (2), (4): 98.9% at 4096^3 (four runs); with (3) added 99.6% (three runs), no_instruction
-//   stalls 0.07 -> 0.04, wait 0.11 -> 0.07. The loop's static stall cycles: 2,323 -> 1,463.
+//   (1), (2), (4): 98.9% at 4096^3 (four runs); with (3) added 99.3-99.6% (six runs),
+//   no_instruction stalls 0.07 -> 0.04, wait 0.11 -> 0.07; (5) as a patch (run 11): 4096^3 kernel
+//   time -1.2% (ncu), 100.2% and 99.4% of cuBLAS (the second run at a lower clock), dispatch
+//   stalls 0.16 -> 0.14. The loop's static stall cycles: 2,323 -> 1,425 per 8-step pass.
 // MISS: (2) alone slowed the loop: ptxas schedules the loop anew with each change, and the pair
 //   gives what neither gives alone. In the stream-K unit (1)+(2) cost 1024^3 and 1536^3 2
-//   points, so the unit keeps the slab-start issue. Tried and dropped: A through one-float
+//   points and (5) 2-3 points, so the unit keeps the slab-start issue and rung 16's A staging. Tried and dropped: A through one-float
 //   cp.async (the copy transposes, no register staging; commit cb6b2a1): 85% of cuBLAS, short
 //   scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop on this rung: 97.2%; chunks
 //   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; B's copies spread over the chunks
@@ -106,29 +109,45 @@ __device__ __forceinline__ Stage<BM, BN> stage_at(float* smem, int s) {
 }
 
 // The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
-template <typename T, int BM, int BK, bool kGuard>
+// kPairs: a thread's rows come in pairs (2p, 2p+1, then the pair 2 * kRowsA below), so that
+// store_a can write each k's two values side by side; otherwise rows kRowsA apart.
+template <typename T, int BM, int BK, bool kGuard, bool kPairs>
 __device__ __forceinline__ void load_a(float4 (&rStage)[T::kLoadsA], const float* A, int lda, int M, int K, int m0,
                                        int k0) {
   const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
 #pragma unroll
   for (int i = 0; i < T::kLoadsA; ++i) {
-    const int gRow = m0 + aRow + i * T::kRowsA;
+    const int gRow = m0 + (kPairs ? 2 * aRow + i % 2 + i / 2 * 2 * T::kRowsA : aRow + i * T::kRowsA);
     const float* src = A + int64_t(gRow) * lda;
     rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
   }
 }
 
-// The A slab held in registers into its stage, transposed and swizzled.
-template <typename T, int BM, int BN, int BK>
+// The A slab held in registers into its stage, transposed and swizzled. kPairs (rows as load_a
+// read them): rows m and m+1 (m even) stay side by side through the swizzle, so each k takes one
+// 64-bit store: 8 STS.64 per slab instead of 16 STS.
+template <typename T, int BM, int BN, int BK, bool kPairs>
 __device__ __forceinline__ void store_a(Stage<BM, BN> st, const float4 (&rStage)[T::kLoadsA]) {
   const int aRow = threadIdx.x / T::kVecA, aCol = threadIdx.x % T::kVecA * kVecWidth;
+  if (kPairs) {
+    static_assert(T::kLoadsA % 2 == 0, "row pairs need an even number of rows per thread");
 #pragma unroll
-  for (int i = 0; i < T::kLoadsA; ++i) {
-    const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
-    st.a[aCol + 0][m] = rStage[i].x;
-    st.a[aCol + 1][m] = rStage[i].y;
-    st.a[aCol + 2][m] = rStage[i].z;
-    st.a[aCol + 3][m] = rStage[i].w;
+    for (int i = 0; i < T::kLoadsA; i += 2) {
+      const int m = swizzle_a<BK>(aCol, 2 * aRow + i / 2 * 2 * T::kRowsA);
+      *reinterpret_cast<float2*>(&st.a[aCol + 0][m]) = make_float2(rStage[i].x, rStage[i + 1].x);
+      *reinterpret_cast<float2*>(&st.a[aCol + 1][m]) = make_float2(rStage[i].y, rStage[i + 1].y);
+      *reinterpret_cast<float2*>(&st.a[aCol + 2][m]) = make_float2(rStage[i].z, rStage[i + 1].z);
+      *reinterpret_cast<float2*>(&st.a[aCol + 3][m]) = make_float2(rStage[i].w, rStage[i + 1].w);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < T::kLoadsA; ++i) {
+      const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
+      st.a[aCol + 0][m] = rStage[i].x;
+      st.a[aCol + 1][m] = rStage[i].y;
+      st.a[aCol + 2][m] = rStage[i].z;
+      st.a[aCol + 3][m] = rStage[i].w;
+    }
   }
 }
 
@@ -223,8 +242,9 @@ struct Schedule {
 };
 
 // kWhole: the whole-tile kernel's loop (FFMAs in paired order; the next B slab issued at the
-// slab-end barrier). The stream-K unit keeps rung 15's order and issues B at the slab start:
-// each measured slower in the unit (rung 16's header; exp41 runs 3-4).
+// slab-end barrier; A staged as row pairs). The stream-K unit keeps rung 15's order, issues B at
+// the slab start and stages A as rung 16 does: each measured slower in the unit (rung 16's
+// header; exp41 runs 3-4 and 11).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int KU, bool kGuard, bool kWhole>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc, int m0, int n0,
@@ -244,7 +264,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[T::kLoadsA];  // the next A slab, on its way from global to shared memory
-  auto fetch_a = [&](int tile) { load_a<T, BM, BK, kGuard>(rStage, A, lda, M, K, m0, tile * BK); };
+  auto fetch_a = [&](int tile) { load_a<T, BM, BK, kGuard, kWhole>(rStage, A, lda, M, K, m0, tile * BK); };
   // The B slabs in flight ahead of the one being computed: Stages - 1, the whole-tile kernel one
   // more from its slab-end barrier to the next slab start.
   constexpr int kAhead = kWhole ? Stages : Stages - 1;
@@ -252,7 +272,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   // Prologue: B slabs 0 .. kAhead-1 in flight, A slab 0 stored, A slab 1 in flight.
   for (int s = 0; s < kAhead; ++s) issue_b(s);
   fetch_a(0);
-  store_a<T, BM, BN, BK>(stage(0), rStage);
+  store_a<T, BM, BN, BK, kWhole>(stage(0), rStage);
   if (kTiles > 1) fetch_a(1);
   cp_async_wait<kAhead - 1>();
   __syncthreads();
@@ -274,7 +294,7 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
         // End of the slab: publish A slab kt+1, wait for B slab kt+1, read the first fragment of
         // slab kt+1 (its latency hides behind the copies issued next), then (whole tiles) start B
         // slab kt+Stages in the stage every warp has now left, and A slab kt+2.
-        if (kt + 1 < kTiles) store_a<T, BM, BN, BK>(stage(kt + 1), rStage);
+        if (kt + 1 < kTiles) store_a<T, BM, BN, BK, kWhole>(stage(kt + 1), rStage);
         cp_async_wait<Stages - 2>();
         __syncthreads();
         if (kt + 1 < kTiles)

@@ -102,7 +102,7 @@ const std::vector<Rung>& registry() {
        "FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can serve",
        "sgemm_16_ffma_order", kFp32, &rung16::tile, &rung16::supports, &rung16::launch},
       {17, "17_slab_end", "The slab end: decided before the loop",
-       "the slab end asks nothing at run time that is known before the loop: K-tail checks leave the loop, B's copies start at the barrier behind the next fragment read, one address per row",
+       "the slab end asks nothing at run time that is known before the loop: K-tail checks leave the loop, B's copies start at the barrier behind the next fragment read, fewer addresses and stores",
        "sgemm_17_slab_end", kFp32, &rung17::tile, &rung17::supports, &rung17::launch},
   };
   return table;

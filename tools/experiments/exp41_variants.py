@@ -34,12 +34,16 @@ Usage:  python3 tools/experiments/exp41_variants.py VARIANT RUNG_HEADER   (edits
          of chunk c, store the quarter of A slab kt+1 that chunk c-1 loaded (chunk 0 rewrites the
          slab end's leftover where the slab end overwrites it later) and load quarter c; the slab
          end stores the last quarter. One float4 of A in registers instead of four
+  sts64  (rung 17) A staged as row pairs: a thread loads rows 2p and 2p+1 (and the pair 2*kRowsA
+         below), so that at the slab end the two rows' values of each k sit side by side in the
+         transposed tile: 8 STS.64 per slab instead of 16 STS
   loop   (rung 17) exp40's loop shape on rung 17: a slab loop around a chunk loop whose body has
          no slab test (the last step of a chunk reads the next chunk's first fragment, a
          throw-away read of this stage at the slab end), the slab end after the chunk loop
 Variants combine with '+': ngse+ku16. Each asserts the text it replaces: noguard, slabend,
 ngse and ku16 match rung 16; fragfirst and afirst rung 17 as of 730e5f3 (fragfirst is part of
-the rung since b9b59a0); expect, loop, spreadb and spreada rung 17 as it is; skc, skp and ski
+the rung since b9b59a0); spreada and sts64 rung 17 as of 7421a50 (sts64 is part of the rung
+since); expect, loop and spreadb rung 17 as it is; skc, skp and ski
 both rungs.
 
 Driven by exp40_run.sh (RUNG=16 or 17, PATCHER="python3 tools/experiments/exp41_variants.py"); only
@@ -155,6 +159,24 @@ __device__ __forceinline__ void store_a_part(Stage<BM, BN> st, float4 v, int q) 
 ]
 LOOP17_START = "#pragma unroll 1\n  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {"
 LOOP17_END = "  cp_async_wait<0>();\n\n  // Partial tiles"
+STS64 = [
+    ("""    const int gRow = m0 + aRow + i * T::kRowsA;
+    const float* src = A + int64_t(gRow) * lda;""", """    const int gRow = m0 + 2 * aRow + i % 2 + i / 2 * 2 * T::kRowsA;  // row pairs
+    const float* src = A + int64_t(gRow) * lda;"""),
+    ("""  for (int i = 0; i < T::kLoadsA; ++i) {
+    const int m = swizzle_a<BK>(aCol, aRow + i * T::kRowsA);  // the same for the 4 k of this float4
+    st.a[aCol + 0][m] = rStage[i].x;
+    st.a[aCol + 1][m] = rStage[i].y;
+    st.a[aCol + 2][m] = rStage[i].z;
+    st.a[aCol + 3][m] = rStage[i].w;
+  }""", """  for (int i = 0; i < T::kLoadsA; i += 2) {  // rows m, m+1 (m even): side by side after the swizzle
+    const int m = swizzle_a<BK>(aCol, 2 * aRow + i / 2 * 2 * T::kRowsA);
+    *reinterpret_cast<float2*>(&st.a[aCol + 0][m]) = make_float2(rStage[i].x, rStage[i + 1].x);
+    *reinterpret_cast<float2*>(&st.a[aCol + 1][m]) = make_float2(rStage[i].y, rStage[i + 1].y);
+    *reinterpret_cast<float2*>(&st.a[aCol + 2][m]) = make_float2(rStage[i].z, rStage[i + 1].z);
+    *reinterpret_cast<float2*>(&st.a[aCol + 3][m]) = make_float2(rStage[i].w, rStage[i + 1].w);
+  }"""),
+]
 # exp40's loop shape (LOOP_NEW) in rung 17's terms: B issued at the slab start only in the
 # stream-K unit, the whole-tile kernel's after the slab-end barrier, the order by kWhole.
 LOOP17 = (LOOP_NEW.replace("  constexpr int kChunks = BK / KU;  // chunks per slab\n", "")
@@ -169,7 +191,7 @@ PAIRED = ("Stages, KU, false, false>(smem", "Stages, KU, false, true>(smem"), \
 def patch(text: str, variant: str) -> str:
     edits = {"base": [], "skc": [COST], "skp": list(PAIRED), "skpc": [COST, *PAIRED], "noguard": NOGUARD,
              "slabend": SLABEND, "ngse": NOGUARD + SLABEND, "ku16": KU16, "ski": INLINE,
-             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "spreadb": SPREADB, "spreada": SPREADA, "loop": "loop"}
+             "expect": EXPECT, "fragfirst": FRAGFIRST, "afirst": AFIRST, "spreadb": SPREADB, "spreada": SPREADA, "sts64": STS64, "loop": "loop"}
     if any(v not in edits for v in variant.split("+")):
         raise SystemExit(f"unknown variant {variant}")
     for v in variant.split("+"):
