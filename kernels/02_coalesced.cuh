@@ -12,7 +12,7 @@
 //   C: one 128-byte request instead of 32 sectors.
 // PREDICTION: global sectors per request for the B loads and C stores drop from ~32 to ~4;
 //   several times faster than rung 01, still far from cuBLAS (no data reuse yet).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 6,462 GFLOP/s = 12.6% of cuBLAS at 4096^3; 6,069
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 6,464 GFLOP/s = 12.6% of cuBLAS at 4096^3; 6,066
 //   GFLOP/s = 11.8% at 8192^3. SASS vs rung 1: instruction mix unchanged; FFMA share
 //   11.1% (unchanged). ncu vs rung 1: global_st_sectors_per_request 32 -> 4,
 //   global_ld_sectors_per_request 16.5 -> 2.5, dram_bytes 8.52G -> 4.34G. Shown by:

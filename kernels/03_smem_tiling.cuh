@@ -19,10 +19,10 @@
 //   stalls, two barriers per 32 FFMAs). A side sweep of 8 variants on the H200 (4096^3: 32-deep
 //   with pointer bumping and 2 blocks/SM 17.5%, 64-deep 18.5%, 16x64 and 64x16 blocks 18.0-18.1%)
 //   picked the 64-deep slab.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 9,493 GFLOP/s = 18.5% of cuBLAS at 4096^3; 9,554
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 9,488 GFLOP/s = 18.5% of cuBLAS at 4096^3; 9,554
 //   GFLOP/s = 18.6% at 8192^3. SASS vs rung 2: LDS 0 -> 256, LDS.128 0 -> 64, STS 0 -> 16,
 //   BAR 0 -> 6; FFMA share 11.1% -> 32.2%; static smem bytes 0 -> 17408. ncu vs rung 2:
-//   stall_barrier 0.00 -> 4.75, smem_ld_bank_conflicts 0 -> 692k, stall_mio_throttle 0.01 -> 15.55.
+//   stall_barrier 0.00 -> 4.75, smem_ld_bank_conflicts 0 -> 704k, stall_mio_throttle 0.01 -> 15.55.
 //   Shown by: python3 tools/sass_report.py --diff 2 3;
 //   python3 tools/ncu_profile.py --kernel 3.</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/32 below 2^16 (grid.y).

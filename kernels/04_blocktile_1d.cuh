@@ -16,10 +16,10 @@
 //   1.9x; a sweep of 7 tiles (64x64 .. 128x128, TM 8 .. 32, BK 8 or 16) put 64x128 with
 //   TM = 16 first (+30%): twice the FFMAs per slab halve the barrier and load-latency cost
 //   per FFMA, which dominated at 512 threads and 64 FFMAs per slab.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 21,457 GFLOP/s = 41.8% of cuBLAS at 4096^3; 21,645
-//   GFLOP/s = 42.2% at 8192^3. SASS vs rung 3: STG.E 2 -> 64, FMUL 2 -> 63, LDS 256 -> 32,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 21,457 GFLOP/s = 41.8% of cuBLAS at 4096^3; 21,674
+//   GFLOP/s = 42.3% at 8192^3. SASS vs rung 3: STG.E 2 -> 64, FMUL 2 -> 63, LDS 256 -> 32,
 //   branch 11 -> 64; FFMA share 32.2% -> 33.8%; registers 32 -> 64; static smem bytes
-//   17408 -> 7168. ncu vs rung 3: dram_bytes 8.5G -> 689M, stall_mio_throttle 15.55 -> 1.95,
+//   17408 -> 7168. ncu vs rung 3: dram_bytes 8.5G -> 685M, stall_mio_throttle 15.55 -> 1.94,
 //   smem_wavefronts_per_ffma 1.57 -> 0.589. Shown by: python3 tools/sass_report.py --diff 3 4;
 //   python3 tools/ncu_profile.py --kernel 4.</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/64 below 2^16 (grid.y).

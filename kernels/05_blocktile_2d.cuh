@@ -12,11 +12,11 @@
 //   64 FFMAs: 0.25 LDS per FFMA, and each block reuses every global element 128 times, not 64.
 // PREDICTION: ~1.4x rung 04 (shared-memory traffic per FFMA falls 4.5x; what remains is
 //   bank conflicts: threads of a warp read sB 8 floats apart, and sA rows 64 floats apart).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 31,462 GFLOP/s = 61.2% of cuBLAS at 4096^3; 31,176
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 31,485 GFLOP/s = 61.3% of cuBLAS at 4096^3; 31,151
 //   GFLOP/s = 60.7% at 8192^3. SASS vs rung 4: LDS 32 -> 0, FMUL 63 -> 255, FFMA 544 -> 2176,
 //   STG.E 64 -> 256; FFMA share 33.8% -> 45.1%; registers 64 -> 128; static smem bytes
-//   7168 -> 9216. ncu vs rung 4: stall_mio_throttle 1.95 -> 0.18,
-//   smem_wavefronts_per_ffma 0.589 -> 0.331, dram_bytes 689M -> 413M. Shown by:
+//   7168 -> 9216. ncu vs rung 4: stall_mio_throttle 1.94 -> 0.18,
+//   smem_wavefronts_per_ffma 0.589 -> 0.331, dram_bytes 685M -> 414M. Shown by:
 //   python3 tools/sass_report.py --diff 4 5; python3 tools/ncu_profile.py --kernel 5.</evidence>
 // PRECONDITIONS: M, N, K and the leading dimensions below 2^31; M/128 below 2^16 (grid.y).
 // =====================================================================================

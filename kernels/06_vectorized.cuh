@@ -14,10 +14,10 @@
 //   the issue slots and in the LSU pipe, and the transposed sA turns strided reads into
 //   contiguous ones.
 // PREDICTION: +20-30% over rung 05: fewer load instructions per FFMA.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 36,000 GFLOP/s = 70.0% of cuBLAS at 4096^3; 36,300
-//   GFLOP/s = 70.7% at 8192^3. SASS vs rung 5: STG.E.128 0 -> 64, LDG.E.128 0 -> 40,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 35,994 GFLOP/s = 70.1% of cuBLAS at 4096^3; 36,332
+//   GFLOP/s = 70.8% at 8192^3. SASS vs rung 5: STG.E.128 0 -> 64, LDG.E.128 0 -> 40,
 //   STS.128 0 -> 4, STG.E 256 -> 96; FFMA share 45.1% -> 55.7%. ncu vs rung 5:
-//   smem_st_bank_conflicts 3.96M -> 22M, global_ld_sectors_per_request 4 -> 16,
+//   smem_st_bank_conflicts 3.95M -> 22.1M, global_ld_sectors_per_request 4 -> 16,
 //   inst_executed 2.46G -> 2.39G. Shown by: python3 tools/sass_report.py --diff 5 6;
 //   python3 tools/ncu_profile.py --kernel 6.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (128-bit accesses);

@@ -22,9 +22,9 @@
 //   533k more; a padded B tile and fully coalesced 32-bit stores show the same excess (528k,
 //   331k), so they arise at run time, not from bank mapping (tools/experiments/exp34_*,
 //   bench/results/logs/exp34/).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 39,760 GFLOP/s = 77.4% of cuBLAS at 4096^3; 39,502
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 39,766 GFLOP/s = 77.5% of cuBLAS at 4096^3; 39,478
 //   GFLOP/s = 77.0% at 8192^3. SASS vs rung 6: instruction mix unchanged; FFMA share
-//   55.7% -> 55.5%. ncu vs rung 6: smem_ld_bank_conflicts 268M -> 24.1k,
+//   55.7% -> 55.5%. ncu vs rung 6: smem_ld_bank_conflicts 268M -> 23.4k,
 //   stall_short_scoreboard 1.55 -> 0.27, stall_mio_throttle 0.16 -> 0.03. Shown by:
 //   python3 tools/sass_report.py --diff 6 7; python3 tools/ncu_profile.py --kernel 7.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (128-bit accesses);

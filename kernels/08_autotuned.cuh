@@ -12,10 +12,10 @@
 //   on the SM count (wave quantisation: 132 SMs), registers and shared memory per SM, and how
 //   many warps it takes to hide latency on this chip; a search finds it, a guess does not.
 // PREDICTION: +5-15% over rung 07 at 4096^3.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 44,952 GFLOP/s = 87.5% of cuBLAS at 4096^3; 45,900
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 44,972 GFLOP/s = 87.6% of cuBLAS at 4096^3; 45,828
 //   GFLOP/s = 89.4% at 8192^3. SASS vs rung 7: STS.128 4 -> 32, LDS.128 128 -> 512, STS 16 -> 64,
 //   FFMA 2224 -> 8368; FFMA share 55.5% -> 72.2%; registers 128 -> 162; static smem bytes
-//   9216 -> 25600. ncu vs rung 7: stall_long_scoreboard 0.98 -> 0.19, dram_bytes 397M -> 790M,
+//   9216 -> 25600. ncu vs rung 7: stall_long_scoreboard 0.98 -> 0.19, dram_bytes 397M -> 792M,
 //   achieved_occupancy_pct 24.3% -> 17.9%. Autotuned (kernels/tuned/sm_90.cuh): 432 candidates, 234
 //   valid, 234 compiled, 227 verified; winner 64x128x32_8x8 at 45754 GFLOP/s, runner-up
 //   128x64x32_8x8 at 44673 GFLOP/s (winner +2.4%). Shown by:

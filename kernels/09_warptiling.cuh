@@ -21,12 +21,12 @@
 //   in every results run (1740-1755 MHz against rung 08's 1950: the GPU's power limit) and lost
 //   to rung 08 there; re-tuned with nvcc's code and 150-launch finalist timings (~4 s at
 //   8192^3, long enough to meet the power limit), 128x128x32_64x64_8x16 won.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,083 GFLOP/s = 87.7% of cuBLAS at 4096^3; 45,878
-//   GFLOP/s = 89.4% at 8192^3. SASS vs rung 8: FFMA 8368 -> 16736, FMUL 352 -> 704,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 44,918 GFLOP/s = 87.5% of cuBLAS at 4096^3; 46,075
+//   GFLOP/s = 89.8% at 8192^3. SASS vs rung 8: FFMA 8368 -> 16736, FMUL 352 -> 704,
 //   STG.E 96 -> 192, STS 64 -> 128; FFMA share 72.2% -> 75.8%; registers 162 -> 246; static smem
 //   bytes 25600 -> 33792. ncu vs rung 8: stall_barrier 0.16 -> 0.05,
 //   stall_mio_throttle 0.05 -> 0.04, smem_wavefronts_per_ffma 0.211 -> 0.172,
-//   issue_active_pct 76.6% -> 75.2%. Autotuned (kernels/tuned/sm_90.cuh): 6912 candidates, 514
+//   issue_active_pct 76.7% -> 75.8%. Autotuned (kernels/tuned/sm_90.cuh): 6912 candidates, 514
 //   valid, 514 compiled, 491 verified; winner 128x128x32_64x64_8x16 at 45299 GFLOP/s, runner-up
 //   64x128x32_64x32_4x16 at 45071 GFLOP/s (winner +0.5%). Shown by:
 //   python3 tools/sass_report.py --diff 8 9; python3 tools/ncu_profile.py --kernel 9.</evidence>

@@ -29,11 +29,11 @@
 //   KU = 32 6% faster than nvcc did, so an NVRTC ranking picked the wrong kernel for the library.
 //   The SASS counts below are static: the loop body is one 8-step chunk, so FFMA is 31% of the
 //   instructions in the file but 90% of those executed (ncu: FFMA / inst_executed).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 49,032 GFLOP/s = 95.4% of cuBLAS at 4096^3; 49,286
-//   GFLOP/s = 96.0% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, FFMA 16736 -> 2400,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 49,019 GFLOP/s = 95.5% of cuBLAS at 4096^3; 49,279
+//   GFLOP/s = 96.1% at 8192^3. SASS vs rung 9: LDGSTS 0 -> 96, STS.128 32 -> 0, FFMA 16736 -> 2400,
 //   LDS.128 768 -> 120; FFMA share 75.8% -> 30.9%; registers 246 -> 255; static smem bytes
-//   33792 -> 1024. ncu vs rung 9: stall_long_scoreboard 0.23 -> 0.00,
-//   stall_mio_throttle 0.04 -> 0.00, stall_barrier 0.05 -> 0.08, issue_active_pct 75.2% -> 83.5%.
+//   33792 -> 1024. ncu vs rung 9: stall_long_scoreboard 0.20 -> 0.00,
+//   stall_mio_throttle 0.04 -> 0.00, stall_barrier 0.05 -> 0.08, issue_active_pct 75.8% -> 83.4%.
 //   Autotuned (kernels/tuned/sm_90.cuh): 41472 candidates, 2490 valid, 2490 compiled, 2396
 //   verified; winner 64x256x32_32x128_8x16_s2_u8 at 49163 GFLOP/s, runner-up
 //   64x256x32_64x64_8x16_s2_u8 at 48669 GFLOP/s (winner +1.0%). Shown by:

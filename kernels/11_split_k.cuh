@@ -21,11 +21,11 @@
 // MISS (small): 2.7x at 1024^3 rather than 3x, +43% at 1536^3, +22% at 3072^3 (more than
 //   predicted); the geometric mean over 1024^3-8192^3 rose from 71% to 89% of cuBLAS (README
 //   table). At 4096^3 and above the kernel is rung 10's, so the 95% target is still missed.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 59.9% -> 99.2% of cuBLAS; 1536^3 69.9% ->
-//   90.5% of cuBLAS; 3072^3 95.0% -> 95.5% of cuBLAS; 49,035 GFLOP/s = 95.4% of cuBLAS at 4096^3;
-//   49,275 GFLOP/s = 96.0% at 8192^3. SASS vs rung 10: instruction mix unchanged; FFMA share
-//   30.9% (unchanged). ncu vs rung 10: smem_ld_bank_conflicts 73.2k -> 77.4k,
-//   smem_st_bank_conflicts 3.62M -> 3.7M, dram_bytes 434M -> 428M. Shown by:
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 59.8% -> 99.9% of cuBLAS; 1536^3 70.2% ->
+//   90.4% of cuBLAS; 3072^3 95.0% -> 95.5% of cuBLAS; 49,023 GFLOP/s = 95.5% of cuBLAS at 4096^3;
+//   49,276 GFLOP/s = 96.1% at 8192^3. SASS vs rung 10: instruction mix unchanged; FFMA share
+//   30.9% (unchanged). ncu vs rung 10: smem_ld_bank_conflicts 75.8k -> 77.9k,
+//   smem_st_bank_conflicts 3.66M -> 3.76M, dram_bytes 438M -> 436M. Shown by:
 //   python3 tools/sass_report.py --diff 10 11; python3 tools/ncu_profile.py --kernel 11.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit
 //   accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y). With

@@ -19,8 +19,8 @@
 // PREDICTION: 2-3x cuBLAS SGEMM at 4096^3, norm-wise error ~1e-4 (vs ~1e-6), and about as fast as
 //   cuBLAS's own TF32 GEMM is not expected: mma.sync from padded shared memory with 32-bit LDS
 //   leaves the tensor cores waiting on shared-memory loads.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 135,638 GFLOP/s = 263.9% of cuBLAS at 4096^3;
-//   130,021 GFLOP/s = 253.3% at 8192^3. SASS vs rung 11: LDS 0 -> 256, STG.E.64 0 -> 256,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 135,578 GFLOP/s = 264.1% of cuBLAS at 4096^3;
+//   128,544 GFLOP/s = 250.6% at 8192^3. SASS vs rung 11: LDS 0 -> 256, STG.E.64 0 -> 256,
 //   HMMA 0 -> 256, LDG.E.64 0 -> 128; FFMA share 30.9% -> 4.8%; registers 255 -> 254. ncu vs rung
 //   11: stall_mio_throttle 0.00 -> 0.22, tensor_hmma_active_pct 0.0% -> 46.5%,
 //   stall_short_scoreboard 0.07 -> 0.29. Shown by: python3 tools/sass_report.py --diff 11 12;

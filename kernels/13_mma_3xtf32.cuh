@@ -18,8 +18,8 @@
 // PREDICTION: norm-wise error no larger than cuBLAS SGEMM's (~1e-6); speed about a third of
 //   rung 12's tensor-core rate, less the split (2 cvt + 1 FSUB per fragment value) and the FADDs
 //   (4 per 3 MMAs): around 1.2-1.5x cuBLAS SGEMM at 4096^3.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,249 GFLOP/s = 88.0% of cuBLAS at 4096^3; 45,679
-//   GFLOP/s = 89.0% at 8192^3. SASS vs rung 12: FADD 0 -> 704, FMUL 640 -> 320, FFMA 320 -> 160,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 45,253 GFLOP/s = 88.1% of cuBLAS at 4096^3; 45,604
+//   GFLOP/s = 88.9% at 8192^3. SASS vs rung 12: FADD 0 -> 704, FMUL 640 -> 320, FFMA 320 -> 160,
 //   STG.E.64 256 -> 128; FFMA share 4.8% -> 2.9%; registers 254 -> 175. ncu vs rung 12:
 //   stall_short_scoreboard 0.29 -> 0.02, stall_math_pipe_throttle 0.57 -> 0.39,
 //   issue_active_pct 41.0% -> 50.6%. Shown by: python3 tools/sass_report.py --diff 12 13;

@@ -31,8 +31,8 @@
 //   waited for and issued, and during the FADDs) and the L2 traffic of four operand tiles per
 //   slab. Next step: wgmma.wait_group 1 with one more stage, so one slab's wgmmas run while the
 //   next one's are issued and the last one's sum is added.
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 87,239 GFLOP/s = 169.7% of cuBLAS at 4096^3; 83,169
-//   GFLOP/s = 162.0% at 8192^3. SASS vs rung 13: HMMA 384 -> 0, LDS 192 -> 0, HGMMA 0 -> 12,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 87,204 GFLOP/s = 169.9% of cuBLAS at 4096^3; 83,347
+//   GFLOP/s = 162.5% at 8192^3. SASS vs rung 13: HMMA 384 -> 0, LDS 192 -> 0, HGMMA 0 -> 12,
 //   FADD 704 -> 64; FFMA share 2.9% -> 5.4%; registers 175 -> 150. ncu vs rung 13:
 //   stall_barrier 0.04 -> 2.88, stall_long_scoreboard 0.27 -> 0.75,
 //   issue_active_pct 50.6% -> 30.3%. Shown by: python3 tools/sass_report.py --diff 13 14;

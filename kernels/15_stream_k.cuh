@@ -38,11 +38,11 @@
 //   points below rung 11's split; four aligned pieces per tile took it from 98.1% to 99.3% of
 //   cuBLAS (exp39 run 5), about a point short of rung 11 still (the flag memset and the serial
 //   fix-up against its reduction kernel; not measured apart).
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 99.2% -> 99.2% of cuBLAS; 1536^3 90.5% ->
-//   109.2% of cuBLAS; 2048^3 97.4% -> 96.2% of cuBLAS; 3072^3 95.5% -> 106.3% of cuBLAS; 48,445
-//   GFLOP/s = 94.3% of cuBLAS at 4096^3; 49,949 GFLOP/s = 97.3% at 8192^3. SASS vs rung 11:
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 1024^3 99.9% -> 99.2% of cuBLAS; 1536^3 90.4% ->
+//   109.7% of cuBLAS; 2048^3 97.5% -> 96.5% of cuBLAS; 3072^3 95.5% -> 106.3% of cuBLAS; 48,477
+//   GFLOP/s = 94.4% of cuBLAS at 4096^3; 49,922 GFLOP/s = 97.3% at 8192^3. SASS vs rung 11:
 //   FMUL 0 -> 608, FADD 0 -> 256, LDG.E.128 36 -> 164, BAR 4 -> 9; FFMA share 35.6% -> 28.3%. ncu
-//   vs rung 11: dram_bytes 428M -> 437M, issue_active_pct 83.4% -> 83.2%,
+//   vs rung 11: issue_active_pct 83.4% -> 83.2%, dram_bytes 436M -> 435M,
 //   occupancy_elapsed_pct 11.9% -> 11.9%. Shown by: python3 tools/sass_report.py --diff 11 15;
 //   python3 tools/ncu_profile.py --kernel 15.</evidence>
 // PRECONDITIONS: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async and 128-bit

@@ -34,9 +34,9 @@
 //   1,123 but ran 1-2 points slower, with 1.5% more instructions and no fewer wait stalls: not
 //   taken.
 // SASS KERNEL: the whole-tile kernel, `ffma_order<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 49,709 GFLOP/s = 96.7% of cuBLAS at 4096^3; 51,238
-//   GFLOP/s = 99.8% at 8192^3. SASS vs rung 15: FFMA.reuse 1696 -> 2011; FFMA share 30.9% -> 30.8%;
-//   registers 255 -> 246. ncu vs rung 15: stall_dispatch_stall 0.22 -> 0.16,
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 49,905 GFLOP/s = 97.2% of cuBLAS at 4096^3; 51,287
+//   GFLOP/s = 100.0% at 8192^3. SASS vs rung 15: FFMA.reuse 1696 -> 2011; FFMA share
+//   30.9% -> 30.8%; registers 255 -> 246. ncu vs rung 15: stall_dispatch_stall 0.22 -> 0.16,
 //   stall_no_instruction 0.08 -> 0.07, stall_wait 0.10 -> 0.11, issue_active_pct 83.2% -> 85.3%.
 //   Shown by: python3 tools/sass_report.py --diff 15 16;
 //   python3 tools/ncu_profile.py --kernel 16.</evidence>

@@ -29,24 +29,26 @@
 //   (1), (2), (4): 98.9% at 4096^3 (four runs); with (3) added 99.3-99.6% (six runs),
 //   no_instruction stalls 0.07 -> 0.04, wait 0.11 -> 0.07; (5) as a patch (run 11): 4096^3 kernel
 //   time -1.2% (ncu), 100.2% and 99.4% of cuBLAS (the second run at a lower clock), dispatch
-//   stalls 0.16 -> 0.14. The loop's static stall cycles: 2,323 -> 1,425 per 8-step pass.
+//   stalls 0.16 -> 0.14; the results run below (ecdb1e5): 100.4%. The loop's static stall cycles:
+//   2,323 -> 1,425 per 8-step pass.
 // MISS: (2) alone slowed the loop: ptxas schedules the loop anew with each change, and the pair
-//   gives what neither gives alone. In the stream-K unit (1)+(2) cost 1024^3 and 1536^3 2
-//   points and (5) 2-3 points, so the unit keeps the slab-start issue and rung 16's A staging. Tried and dropped: A through one-float
-//   cp.async (the copy transposes, no register staging; commit cb6b2a1): 85% of cuBLAS, short
-//   scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop on this rung: 97.2%; chunks
-//   of 16 steps: 96.1%; A's loads before B's copies: 99.4%; B's copies spread over the chunks
-//   inside the FFMA stream, as cuBLAS's are (a quarter slab per chunk): 95.0%, 2.7% more
-//   instructions; A's slab likewise, a quarter per chunk: 95.9%, short-scoreboard stalls 0.09
-//   -> 0.16 (ptxas places the quarter's load late in the chunk); stream-K at 4096^3 (the unit
-//   costs ~1.13 whole-tile slabs per slab): no gain, also with the unit inlined or paired.
+//   gives what neither gives alone. In the stream-K unit (1)+(2) cost 1024^3 and 1536^3 2 points
+//   and (5) 2-3 points, so the unit keeps the slab-start issue and rung 16's A staging. Tried and
+//   dropped: A through one-float cp.async (the copy transposes, no register staging; commit
+//   cb6b2a1): 85% of cuBLAS, short scoreboard stalls 0.09 -> 0.22; exp40's branch-free chunk loop
+//   on this rung: 97.2%; chunks of 16 steps: 96.1%; A's loads before B's copies: 99.4%; B's copies
+//   spread over the chunks inside the FFMA stream, as cuBLAS's are (a quarter slab per chunk):
+//   95.0%, 2.7% more instructions; A's slab likewise, a quarter per chunk: 95.9%, short-scoreboard
+//   stalls 0.09 -> 0.16 (ptxas places the quarter's load late in the chunk); stream-K at 4096^3
+//   (the unit costs ~1.13 whole-tile slabs per slab): no gain, also with the unit inlined or
+//   paired.
 // SASS KERNEL: the whole-tile kernel, `slab_end<64, 256, 32, 32, 128, 8, 16, 2, 8, false>`
-// EVIDENCE: <evidence>Measured on NVIDIA H200: 51,038 GFLOP/s = 99.3% of cuBLAS at 4096^3; 52,599
-//   GFLOP/s = 102.5% at 8192^3. SASS vs rung 16: other 3111 -> 1934, LDG.E 192 -> 144,
-//   LDGSTS 96 -> 80, LDG.E.128 100 -> 88; FFMA share 30.8% -> 37.1%; registers 246 -> 250. ncu vs
-//   rung 16: stall_no_instruction 0.07 -> 0.04, stall_wait 0.11 -> 0.07,
-//   stall_dispatch_stall 0.16 -> 0.15, issue_active_pct 85.3% -> 86.7%. Shown by:
-//   python3 tools/sass_report.py --diff 16 17; python3 tools/ncu_profile.py --kernel 17.</evidence>
+// EVIDENCE: <evidence>Measured on NVIDIA H200: 51,523 GFLOP/s = 100.4% of cuBLAS at 4096^3; 52,760
+//   GFLOP/s = 102.9% at 8192^3. SASS vs rung 16: STS 64 -> 0, STS.64 0 -> 32, other 3111 -> 2161,
+//   LDG.E 192 -> 144; FFMA share 30.8% -> 36.0%; registers 246 -> 244. ncu vs rung 16:
+//   stall_wait 0.11 -> 0.06, stall_no_instruction 0.07 -> 0.05, stall_dispatch_stall 0.16 -> 0.14,
+//   issue_active_pct 85.3% -> 87.8%. Shown by: python3 tools/sass_report.py --diff 16 17;
+//   python3 tools/ncu_profile.py --kernel 17.</evidence>
 // PRECONDITIONS: as rung 16: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (cp.async
 //   and 128-bit accesses); M, N, K and the leading dimensions below 2^31; M/BM below 2^16 (grid.y
 //   of the whole-tile kernel). Where the schedule cuts a tile, a workspace of one BM x BN partial
