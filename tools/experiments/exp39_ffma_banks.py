@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from exp40_sass_ctl import functions  # noqa: E402  (the listing parser, with control bits)
+from exp40_sass_ctl import loops  # noqa: E402  (the listing parser's loops, with control bits)
 from sass_report import split_instruction  # noqa: E402  (the SASS report's own parsing)
 
 REG = re.compile(r"(?<![\w.])R(\d+)(\.reuse)?")
@@ -52,19 +52,11 @@ def main() -> int:
         print(__doc__)
         return 2
     text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-    want = sys.argv[2] if len(sys.argv) > 2 else ""
-    for name, body in functions(text):
-        if want not in name:
-            continue
-        for addr, op, _ in body:
-            m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", op)
-            if not m or int(m.group(1), 16) >= addr:
-                continue
-            loop = [x for x in body if int(m.group(1), 16) <= x[0] <= addr]
-            ffma = sum("FFMA" in o for _, o, _ in loop)
-            if ffma > 100:
-                print(f"{name[:72]}  loop {m.group(1)}-{addr:x}: {len(loop)} instructions, {ffma} FFMA, "
-                      f"bank pairs {bank_pairs(loop)}")
+    for name, start, addr, loop in loops(text, sys.argv[2] if len(sys.argv) > 2 else ""):
+        ffma = sum("FFMA" in o for _, o, _ in loop)
+        if ffma > 100:
+            print(f"{name[:72]}  loop {start}-{addr:x}: {len(loop)} instructions, {ffma} FFMA, "
+                  f"bank pairs {bank_pairs(loop)}")
     return 0
 
 

@@ -78,23 +78,27 @@ def register_reads(loop) -> int:
     return reads
 
 
-def main() -> int:
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    want = sys.argv[2] if len(sys.argv) > 2 else ""
-    for name, body in functions(open(sys.argv[1], encoding="utf-8", errors="replace").read()):
+def loops(text: str, want: str = ""):
+    """(name, 'start', end, instructions) per loop (a backward branch) of each function whose
+    name contains `want`; start is the branch target as the listing writes it (hex)."""
+    for name, body in functions(text):
         if want not in name:
             continue
         for addr, op, _ in body:
             m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", op)
-            if not m or int(m.group(1), 16) >= addr:
-                continue
-            loop = [x for x in body if int(m.group(1), 16) <= x[0] <= addr]
-            ffma = [x for x in loop if FFMA.search(x[1])]
-            if len(ffma) <= 100:
-                continue
-            print(f"{name[:72]}  loop {m.group(1)}-{addr:x}: {len(loop)} instructions, {len(ffma)} FFMA, "
+            if m and int(m.group(1), 16) < addr:
+                yield name, m.group(1), addr, [x for x in body if int(m.group(1), 16) <= x[0] <= addr]
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+    for name, start, addr, loop in loops(text, sys.argv[2] if len(sys.argv) > 2 else ""):
+        ffma = [x for x in loop if FFMA.search(x[1])]
+        if len(ffma) > 100:
+            print(f"{name[:72]}  loop {start}-{addr:x}: {len(loop)} instructions, {len(ffma)} FFMA, "
                   f"stall cycles {sum(max(stall(c), 1) for *_, c in loop)}, "
                   f"reuse flags {sum(reuse_flags(c) for *_, c in ffma)}, reads {register_reads(loop)}")
     return 0
