@@ -202,6 +202,15 @@ bool device_present() {
 
 }  // namespace
 
+const char* track_name(Track t) {
+  switch (t) {
+    case Track::kBaseline: return "baseline";
+    case Track::kCudaCore: return "cuda-core";
+    case Track::kTensorCore: return "tensor-core";
+  }
+  return "unknown";
+}
+
 const Rung* find_rung(int id) {
   const auto& r = registry();
   return (id >= 0 && id < int(r.size())) ? &r[id] : nullptr;

@@ -54,13 +54,27 @@ struct Precision {
   bool inf_exact;    // an infinite input gives the FP64 result (false: +-Inf may come out as NaN)
 };
 
-// One rung of the ladder. The registry (registry.cu) is the only list of rungs.
+// The tracks of the ladder. In a track every rung is a copy of the one before it; the first rung
+// of a track says what it starts from (builds_on may name a rung of another track).
+enum class Track : int {
+  kBaseline = 0,    // cuBLAS, the yardstick
+  kCudaCore = 1,    // FFMA on the CUDA cores
+  kTensorCore = 2,  // mma.sync / wgmma on the tensor cores
+};
+const char* track_name(Track t);  // "baseline", "cuda-core", "tensor-core"
+
+// One rung of the ladder. The registry (registry.cu) is the only list of rungs: the CLI, the
+// benchmark, the tests, the C ABI, the Python package and the doc generator read it.
 struct Rung {
   int id;
-  const char* slug;    // "07_bank_conflict_free": file kernels/<slug>.cuh
+  const char* slug;    // "07_bank_conflict_free"
+  Track track;
+  int builds_on;       // id of the rung this file started as a copy of; -1: none
+  const char* source;  // its file, relative to kernels/: "ffma/07_bank_conflict_free.cuh"
   const char* title;   // short human name
   const char* lesson;  // the one thing this rung changes
-  const char* symbol;  // prefix of the kernel's function name, for cuobjdump/ncu filters
+  const char* arch;    // the oldest GPU architecture it runs on: "sm_70", "sm_80", "sm_90a"
+  const char* kernel;  // text in the name of the kernel that carries the lesson (cuobjdump, ncu)
   Precision precision;
   std::string (*tile)();  // CUTLASS-like tile text, e.g. "128x128x8_64x32_8x8"
   // True when the rung can run these arguments; otherwise `why` says which operand and why.

@@ -98,7 +98,7 @@ TEST(Registry, RungHeadersAgreeWithTheTable) {
       EXPECT_NE(text.find(std::string("// ") + section + ":"), std::string::npos) << section;
     if (r.id >= 1) {
       EXPECT_NE(text.find("// PREDICTION:"), std::string::npos);
-      EXPECT_NE(text.find(r.symbol), std::string::npos) << "kernel symbol " << r.symbol;
+      EXPECT_NE(text.find(r.kernel), std::string::npos) << "kernel " << r.kernel;
     }
   }
 }
