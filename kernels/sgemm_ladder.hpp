@@ -1,4 +1,5 @@
-// SGEMM Ladder — C++ API: the argument block, status codes and the registry of rungs.
+// SGEMM Ladder — C++ API inside the project (bench, tests, tools): the argument block, status
+// codes and the registry of rungs. Not installed: other projects use the C ABI, sgemm_ladder.h.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@ enum class Status : int {
   kCuda = SGEMM_LADDER_ERR_CUDA,
   kCublas = SGEMM_LADDER_ERR_CUBLAS,
   kTf32Override = SGEMM_LADDER_ERR_TF32_OVERRIDE,
+  kDeviceLimit = SGEMM_LADDER_ERR_DEVICE_LIMIT,
 };
 
 const char* status_string(Status s);
@@ -76,17 +78,18 @@ struct Rung {
   const char* arch;    // the oldest GPU architecture it runs on: "sm_70", "sm_80", "sm_90a"
   const char* kernel;  // text in the name of the kernel that carries the lesson (cuobjdump, ncu)
   Precision precision;
-  std::string (*tile)();  // CUTLASS-like tile text, e.g. "128x128x8_64x32_8x8"
+  std::string (*tile)();  // its tile parameters as text, e.g. "128x128x8_64x32_8x8"
   // True when the rung can run these arguments; otherwise `why` says which operand and why.
   // Called with null pointers it checks shapes and leading dimensions only.
   bool (*supports)(const GemmArgs& args, std::string* why);
-  // Launch on `stream`; arguments are valid, supported, M,N,K >= 1 and alpha != 0.
-  Status (*launch)(const GemmArgs& args, cudaStream_t stream);
+  // Launch on `stream`; arguments are valid, supported, M,N,K >= 1 and alpha != 0. When the
+  // device cannot run the rung (kDeviceLimit, kArch), `why` says which limit.
+  Status (*launch)(const GemmArgs& args, cudaStream_t stream, std::string* why);
 };
 
-// The registry: every rung, ordered by id (ids are 0..size-1).
+// The registry: the baseline and every rung, in track order (ids ascending).
 const std::vector<Rung>& registry();
-// The rung for an id or a slug ("7", "07", "07_bank_conflict_free", "bank_conflict_free").
+// The rung for an id or a slug ("7", "07", "07_bank_conflict_free", "bank_conflict_free"), or null.
 const Rung* find_rung(const std::string& id_or_slug);
 const Rung* find_rung(int id);
 

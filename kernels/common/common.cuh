@@ -1,6 +1,7 @@
-// Device helpers shared by every rung: integer helpers, 128-bit loads, guarded loads and the
-// alpha/beta epilogue. Header-only and free of host headers so that NVRTC (the autotuner)
-// compiles the rung files unchanged.
+// Device helpers shared by every rung: integer helpers, 128-bit loads, guarded loads and copies,
+// the alpha/beta epilogue, cp.async and flags between blocks. Header-only and free of host
+// headers so that NVRTC (the autotuner) compiles the rung files unchanged. Not a lesson: the
+// machinery the rungs share.
 #pragma once
 
 #ifdef __CUDACC_RTC__
@@ -23,6 +24,28 @@ constexpr int kRegsPerSm = 65536;  // 32-bit registers per SM (sm_70 to sm_90)
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 __host__ __device__ constexpr int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One GEMM, C = alpha * A * B + beta * C (row-major), as the pipelined kernels (rung 10 on) pass it
+// around: one argument instead of eleven. Sizes and leading dimensions fit 32 bits (launchers check).
+struct Gemm {
+  int M, N, K;
+  float alpha;
+  const float* A;
+  int lda;
+  const float* B;
+  int ldb;
+  float beta;
+  float* C;
+  int ldc;
+  // The same product over K columns [k0, k0 + len) of A (rows of B) only.
+  __host__ __device__ Gemm k_range(int k0, int len) const {
+    Gemm g = *this;
+    g.A += k0;
+    g.B += int64_t(k0) * ldb;
+    g.K = len;
+    return g;
+  }
+};
 
 // One 128-bit load / store. The address must be 16-byte aligned.
 __device__ __forceinline__ float4 load_f4(const float* p) { return *reinterpret_cast<const float4*>(p); }
@@ -97,6 +120,19 @@ __device__ __forceinline__ void store2_epilogue(float* c, int valid, float alpha
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+}
+
+// How many of the four floats starting at `col` lie inside a row of `ncols` (none for a row
+// outside the matrix).
+__device__ __forceinline__ int floats_inside(int col, int ncols, bool row_ok) {
+  return row_ok ? min(max(ncols - col, 0), kVecWidth) : 0;
+}
+
+// cp.async of the 16 bytes at `src`, of which only the first `valid` floats are read; the rest
+// of the 16 shared bytes are zero-filled. With none valid, nothing is read and `base` (any
+// address inside the matrix) stands in for `src`.
+__device__ __forceinline__ void cp_async_16_zfill(void* smem, const float* src, int valid, const float* base) {
+  cp_async_16(smem, valid == 0 ? base : src, valid * int(sizeof(float)));
 }
 
 // Close the group of cp.async issued since the last commit.

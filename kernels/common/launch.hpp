@@ -1,5 +1,6 @@
-// Host-side launch helpers shared by every rung's launcher: precondition checks that produce
-// a one-line reason, and the mapping from CUDA errors to sgemm::Status.
+// Host-side helpers shared by every rung's launcher: precondition checks that give a one-line
+// reason, the mapping from CUDA errors to sgemm::Status, the once-per-device preparation of a
+// kernel, and the workspace pool. Not a lesson: machinery the rungs share.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../sgemm_ladder.hpp"
+#include "sgemm_ladder.hpp"
 
 namespace sgemm {
 
@@ -16,6 +17,12 @@ Status from_cuda(cudaError_t err);
 
 // The status of the launch just made (cudaGetLastError), mapped by from_cuda.
 Status launch_status();
+
+// After one of several launches: the first failure so far (`sofar`, else this launch's status).
+inline Status launch_status_after(Status sofar) {
+  const Status now = launch_status();
+  return sofar != Status::kOk ? sofar : now;
+}
 
 // M, N, K and the leading dimensions fit the rung's 32-bit index math.
 bool fits_int32(const GemmArgs& a, std::string* why);
@@ -27,23 +34,29 @@ bool vec4_ok(const GemmArgs& a, std::string* why);
 // The grid fits CUDA's limits (x < 2^31, y and z < 2^16).
 bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);
 
-// After one of several launches: the first failure so far (`sofar`, else this launch's status).
-inline Status launch_status_after(Status sofar) {
-  const Status now = launch_status();
-  return sofar != Status::kOk ? sofar : now;
+// What a launcher needs to know about one kernel on the current device. Function attributes,
+// occupancy and device attributes never change between launches: prepare() asks once per
+// (kernel, device) and keeps the answer, so no timed launch pays for them again.
+struct KernelInfo {
+  int sms = 0;            // multiprocessors of the device
+  int blocks_per_sm = 0;  // blocks of this kernel resident per SM at its threads and shared memory
+};
+
+// Prepare `kernel`, launched with `threads` threads and `smem_bytes` of dynamic shared memory, on
+// the current device: check the device's limits (shared memory per block, registers, threads),
+// allow the shared memory above 48 KiB, count the resident blocks. kDeviceLimit with `why` when
+// the device cannot run it, kArch when the kernel was not built for it.
+Status prepare(const void* kernel, int threads, int smem_bytes, KernelInfo* info, std::string* why);
+template <class... Args>
+Status prepare(void (*kernel)(Args...), int threads, int smem_bytes, KernelInfo* info, std::string* why) {
+  return prepare(reinterpret_cast<const void*>(kernel), threads, smem_bytes, info, why);
 }
 
-// Scratch memory for a rung that needs it (split-K partial sums, pre-split operands), taken
-// stream-ordered from a memory pool per device that keeps freed memory for the next launch:
-// `*ptr` is valid for work queued on `stream` until workspace_free(*ptr, stream).
+// Scratch memory for a rung that needs it (split-K partial sums, stream-K partial tiles,
+// pre-split operands), taken stream-ordered from a memory pool per device that keeps freed memory
+// for the next launch: `*ptr` is valid for work queued on `stream` until workspace_free(*ptr, stream).
 // kOutOfMemory when the device cannot hold `bytes` more.
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr);
 Status workspace_free(void* ptr, cudaStream_t stream);
-
-// Allow `bytes` of dynamic shared memory for `kernel` (needed above 48 KiB).
-template <typename Kernel>
-Status allow_smem(Kernel kernel, int bytes) {
-  return from_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-}
 
 }  // namespace sgemm

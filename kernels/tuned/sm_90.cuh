@@ -1,8 +1,9 @@
 // Tile parameters written by tools/autotune (NVIDIA H200, sm_90, 2026-11-22, ranked at 4096^3 and 8192^3).
-// Do not edit by hand: rerun `sgemm_autotune` on the GPU (see README, "Autotuning").
-//   rung 8: 432 candidates, 234 valid, 234 compiled, 227 verified; winner 64x128x32_8x8 at 45754 GFLOP/s, runner-up 128x64x32_8x8 at 44673 GFLOP/s (winner +2.4%)
-//   rung 9: 6912 candidates, 514 valid, 514 compiled, 491 verified; winner 128x128x32_64x64_8x16 at 45299 GFLOP/s, runner-up 64x128x32_64x32_4x16 at 45071 GFLOP/s (winner +0.5%)
-//   rung 10: 41472 candidates, 2490 valid, 2490 compiled, 2396 verified; winner 64x256x32_32x128_8x16_s2_u8 at 49163 GFLOP/s, runner-up 64x256x32_64x64_8x16_s2_u8 at 48669 GFLOP/s (winner +1.0%)
+// Do not edit by hand: rerun `sgemm_autotune` on the GPU (docs/tools.md). Its measurements go to
+// the JSON file it writes, not here.
+//   rung 8: 432 candidates, 234 valid, 234 compiled, 227 verified; winner 64x128x32_8x8, runner-up 128x64x32_8x8 (winner +2.4%)
+//   rung 9: 6912 candidates, 514 valid, 514 compiled, 491 verified; winner 128x128x32_64x64_8x16, runner-up 64x128x32_64x32_4x16 (winner +0.5%)
+//   rung 10: 41472 candidates, 2490 valid, 2490 compiled, 2396 verified; winner 64x256x32_32x128_8x16_s2_u8, runner-up 64x256x32_64x64_8x16_s2_u8 (winner +1.0%)
 #pragma once
 
 namespace sgemm::tuned {

@@ -26,9 +26,9 @@ int Config::smem_bytes() const {
 
 std::string Config::rung_file() const {
   switch (rung) {
-    case 8: return "08_autotuned.cuh";
-    case 9: return "09_warptiling.cuh";
-    default: return "10_double_buffering.cuh";
+    case 8: return "ffma/08_autotuned.cuh";
+    case 9: return "ffma/09_warptiling.cuh";
+    default: return "ffma/10_double_buffering.cuh";
   }
 }
 
@@ -42,10 +42,11 @@ std::string Config::kernel_name() const {
 
 std::string Config::name_expression() const {
   std::ostringstream os;
-  os << kernel_name() << "<" << BM << "," << BN << "," << BK;
+  // Rung 10 takes its tile parameters as one type, sgemm::rung10::Config<...>.
+  os << kernel_name() << "<" << (rung == 10 ? "sgemm::rung10::Config<" : "") << BM << "," << BN << "," << BK;
   if (rung != 8) os << "," << WM << "," << WN;
   os << "," << TM << "," << TN;
-  if (rung == 10) os << "," << Stages << "," << KU;
+  if (rung == 10) os << "," << Stages << "," << KU << ">";
   os << ">";
   return os.str();
 }

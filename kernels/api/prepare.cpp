@@ -1,0 +1,82 @@
+// prepare(): the host work a launch needs that never changes between launches (device
+// attributes, function attributes, the shared-memory opt-in, occupancy), done once per
+// (kernel, device) and kept.
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "common/launch.hpp"
+
+namespace sgemm {
+
+namespace {
+
+struct Prepared {
+  Status status = Status::kOk;
+  KernelInfo info;
+  std::string why;
+};
+
+// The device attribute `attr`, or -1 when the runtime cannot tell.
+int attribute(cudaDeviceAttr attr, int device) {
+  int v = -1;
+  return cudaDeviceGetAttribute(&v, attr, device) == cudaSuccess ? v : -1;
+}
+
+Prepared prepare_once(const void* kernel, int threads, int smem_bytes, int device) {
+  Prepared p;
+  auto refuse = [&](Status s, const std::string& why) {
+    cudaGetLastError();  // a failed query is not sticky: later launches must not report it
+    p.status = s;
+    p.why = why;
+    return p;
+  };
+  cudaFuncAttributes attr{};
+  if (const cudaError_t err = cudaFuncGetAttributes(&attr, kernel); err != cudaSuccess)
+    return refuse(from_cuda(err), cudaGetErrorString(err));
+  const int smem_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  const int regs_per_block = attribute(cudaDevAttrMaxRegistersPerBlock, device);
+  const int smem_needed = smem_bytes + int(attr.sharedSizeBytes);
+  if (smem_optin >= 0 && smem_needed > smem_optin)
+    return refuse(Status::kDeviceLimit, "needs " + std::to_string(smem_needed) +
+                                            " bytes of shared memory per block; this GPU allows " +
+                                            std::to_string(smem_optin));
+  if (threads > attr.maxThreadsPerBlock)
+    return refuse(Status::kDeviceLimit, "needs " + std::to_string(threads) + " threads per block; compiled for " +
+                                            std::to_string(attr.maxThreadsPerBlock) + " on this GPU");
+  if (regs_per_block >= 0 && attr.numRegs * threads > regs_per_block)
+    return refuse(Status::kDeviceLimit, "needs " + std::to_string(attr.numRegs * threads) +
+                                            " registers per block; this GPU has " + std::to_string(regs_per_block));
+  if (smem_bytes > 48 * 1024)
+    if (const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        err != cudaSuccess)
+      return refuse(from_cuda(err), cudaGetErrorString(err));
+  p.info.sms = attribute(cudaDevAttrMultiProcessorCount, device);
+  if (const cudaError_t err =
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p.info.blocks_per_sm, kernel, threads, size_t(smem_bytes));
+      err != cudaSuccess)
+    return refuse(from_cuda(err), cudaGetErrorString(err));
+  if (p.info.sms <= 0 || p.info.blocks_per_sm <= 0)
+    return refuse(Status::kDeviceLimit, "no block of " + std::to_string(threads) + " threads and " +
+                                            std::to_string(smem_needed) + " bytes of shared memory fits an SM");
+  return p;
+}
+
+}  // namespace
+
+Status prepare(const void* kernel, int threads, int smem_bytes, KernelInfo* info, std::string* why) {
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, Prepared> prepared;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = prepared.find({kernel, device});
+  if (it == prepared.end())
+    it = prepared.emplace(std::make_pair(kernel, device), prepare_once(kernel, threads, smem_bytes, device)).first;
+  if (it->second.status != Status::kOk && why) *why = it->second.why;
+  if (info) *info = it->second.info;
+  return it->second.status;
+}
+
+}  // namespace sgemm

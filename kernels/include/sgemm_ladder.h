@@ -1,0 +1,86 @@
+/* SGEMM Ladder — C ABI (the only symbols libsgemm_ladder.so exports).
+ *
+ * Row-major C = alpha * A * B + beta * C in FP32.
+ *   A is M x K with leading dimension lda >= max(1, K)
+ *   B is K x N with leading dimension ldb >= max(1, N)
+ *   C is M x N with leading dimension ldc >= max(1, N)
+ * All pointers are device pointers; `stream` is a cudaStream_t (NULL: the default stream).
+ * The call is asynchronous like a kernel launch: errors found before the launch are returned,
+ * errors inside the kernel surface at the next synchronisation.
+ *
+ * Bad input never writes C: every check runs before any GPU work.
+ * Kernel ids: 0 is the cuBLAS baseline; the rungs of the CUDA-core track are 1, 2, ...; the
+ * tensor-core track starts at 21. List them with sgemm_ladder_kernel_count() and
+ * sgemm_ladder_kernel_id(index). From Python, use the sgemm_ladder package, which declares
+ * every argument type (int64_t leading dimensions included).
+ */
+#ifndef SGEMM_LADDER_H
+#define SGEMM_LADDER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. 0 is success; every other value is an error and C was not written. */
+enum sgemm_ladder_status {
+  SGEMM_LADDER_OK = 0,
+  SGEMM_LADDER_ERR_INVALID_SIZE = 1,    /* M, N or K negative */
+  SGEMM_LADDER_ERR_INVALID_LD = 2,      /* lda < max(1,K), ldb < max(1,N) or ldc < max(1,N) */
+  SGEMM_LADDER_ERR_NULL_POINTER = 3,    /* an operand the call must read or write is NULL */
+  SGEMM_LADDER_ERR_SIZE_OVERFLOW = 4,   /* an operand's byte count does not fit in 64 bits */
+  SGEMM_LADDER_ERR_UNKNOWN_KERNEL = 5,  /* no kernel with this id */
+  SGEMM_LADDER_ERR_UNSUPPORTED = 6,     /* the rung's preconditions fail (alignment, limits) */
+  SGEMM_LADDER_ERR_NO_DEVICE = 7,       /* no usable CUDA device */
+  SGEMM_LADDER_ERR_ARCH = 8,            /* the kernel was not built for this GPU's architecture */
+  SGEMM_LADDER_ERR_OUT_OF_MEMORY = 9,   /* device allocation failed */
+  SGEMM_LADDER_ERR_CUDA = 10,           /* any other CUDA runtime error */
+  SGEMM_LADDER_ERR_CUBLAS = 11,         /* cuBLAS returned an error (kernel 0) */
+  SGEMM_LADDER_ERR_TF32_OVERRIDE = 12,  /* NVIDIA_TF32_OVERRIDE set: the FP32 baseline refuses */
+  SGEMM_LADDER_ERR_DEVICE_LIMIT = 13    /* the GPU's limits (shared memory, registers) are too small */
+};
+
+/* Run kernel `kernel_id`. Returns 0 on success, a sgemm_ladder_status otherwise. */
+int sgemm_ladder_run(int kernel_id, int64_t M, int64_t N, int64_t K, float alpha,
+                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                     float* C, int64_t ldc, void* stream);
+
+/* A fixed one-line description of a status code ("unknown status" for others). */
+const char* sgemm_ladder_status_string(int status);
+
+/* The detail of this thread's last failed call (which operand, which limit), or "". */
+const char* sgemm_ladder_last_error(void);
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char* sgemm_ladder_version(void);
+
+/* Number of kernels (the baseline and every rung). */
+int sgemm_ladder_kernel_count(void);
+
+/* The id of the kernel at `index` (0 .. count-1, in registry order), or -1. */
+int sgemm_ladder_kernel_id(int index);
+
+/* The kernel's slug ("07_bank_conflict_free"), or NULL for an unknown id. */
+const char* sgemm_ladder_kernel_name(int kernel_id);
+
+/* What the registry says about one kernel. Strings are static; never free them. */
+typedef struct sgemm_ladder_kernel_desc {
+  int id;
+  const char* slug;    /* "07_bank_conflict_free" */
+  const char* track;   /* "baseline", "cuda-core", "tensor-core" */
+  int builds_on;       /* the id of the rung this one started from, or -1 */
+  const char* title;   /* short human name */
+  const char* lesson;  /* the one thing the rung changes */
+  int fp32_accurate;   /* 1: error within FP32's bound; 0: reduced precision (TF32) */
+} sgemm_ladder_kernel_desc;
+
+/* Fill `out` for kernel `kernel_id`. Returns 0, or SGEMM_LADDER_ERR_UNKNOWN_KERNEL /
+ * SGEMM_LADDER_ERR_NULL_POINTER. */
+int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder_kernel_desc* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SGEMM_LADDER_H */

@@ -1,0 +1,134 @@
+// The host-side models that decide how the grid covers the work: rung 11's split-K choice and the
+// stream-K plan of rungs 12-15 (kernels/common/stream_k_plan.hpp). No GPU needed. Every test runs
+// for several chips (SM counts of an A100, H100/H200, a smaller and a larger part) and one or two
+// resident blocks per SM: nothing here may hold for 132 SMs only. Shapes are given in tuned tiles,
+// so the tests hold for any tile.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/stream_k_plan.hpp"
+#include "tuned/tuned.cuh"
+
+namespace sgemm::rung11 {
+int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots);
+int min_blocks_per_sm();
+}  // namespace sgemm::rung11
+
+#define SGEMM_STREAM_K_RUNG(NS)     \
+  namespace sgemm::NS {             \
+  stream_k::Model model();          \
+  int min_blocks_per_sm();          \
+  }
+SGEMM_STREAM_K_RUNG(rung12)
+SGEMM_STREAM_K_RUNG(rung13)
+SGEMM_STREAM_K_RUNG(rung14)
+SGEMM_STREAM_K_RUNG(rung15)
+
+namespace {
+
+using sgemm::stream_k::Model;
+using sgemm::stream_k::plan;
+using sgemm::stream_k::slabs_per_block;
+using Tile = sgemm::tuned::Rung10;  // the tile of rungs 10-15
+
+struct Chip {
+  int sms;
+  int blocksPerSm;
+};
+const Chip kChips[] = {{132, 2}, {132, 1}, {108, 2}, {148, 2}, {84, 1}, {20, 2}};
+
+std::string name(const Chip& c) { return std::to_string(c.sms) + " SMs x " + std::to_string(c.blocksPerSm); }
+
+}  // namespace
+
+TEST(SplitK, SplitsOnlyWhereTheGridLeavesSmsIdle) {
+  for (const Chip& chip : kChips) {
+    SCOPED_TRACE(name(chip));
+    const int64_t slots = int64_t(chip.sms) * chip.blocksPerSm;
+    EXPECT_EQ(sgemm::rung11::choose_split(Tile::BM * slots, Tile::BN, 4096, slots), 1);  // exactly one full wave
+    EXPECT_EQ(sgemm::rung11::choose_split(Tile::BM * slots * 4, Tile::BN * 3, 4096, slots), 1);  // twelve
+    const int64_t K = 4096, slabs = K / Tile::BK;
+    const int split = sgemm::rung11::choose_split(Tile::BM * std::max<int64_t>(1, slots / 4), Tile::BN, K, slots);
+    EXPECT_GT(split, 1) << "a quarter wave leaves three quarters of the chip idle";
+    EXPECT_LE(split, 8);          // never more than 8 partial tiles
+    EXPECT_GE(slabs / split, 4);  // each still a pipeline of >= 4 slabs
+    EXPECT_EQ(sgemm::rung11::choose_split(127, 129, 65, slots), 1);  // too few slabs to split
+    EXPECT_LE(sgemm::rung11::choose_split(1, 1, 1 << 20, slots), 8);
+  }
+}
+
+namespace {
+
+// Every slab of every tile is computed exactly once; the full waves are whole tiles, one block
+// each; where stream-K is chosen, the tiles left over go to at most one wave of stream-K blocks
+// whose shares differ by at most one slab, each a pipeline of >= 4 slabs. Stream-K is chosen
+// for a small last wave, not for a nearly full one.
+void expect_stream_k_plan(const Model& m, int64_t slots) {
+  struct Shape {
+    int64_t M, N, K;
+  };
+  const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {1024, 1024, 1024}, {1536, 1536, 1536},
+                          {3072, 3072, 3072}, {8192, 1024, 8192}, {127, 129, 65},     {m.BM * slots, m.BN, 4096},
+                          {4096, 4096, 32},   {1, 1, 1 << 20},    {2117, 4100, 300}, {m.BM * 3 + 1, 50257, 768}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
+    const int64_t tiles = ((s.M + m.BM - 1) / m.BM) * ((s.N + m.BN - 1) / m.BN), kTiles = (s.K + m.BK - 1) / m.BK;
+    const std::vector<int64_t> slabs = slabs_per_block(plan(m, s.M, s.N, s.K, slots));
+    int64_t sum = 0;
+    for (int64_t n : slabs) sum += n;
+    EXPECT_EQ(sum, tiles * kTiles);
+    if (int64_t(slabs.size()) == tiles && *std::min_element(slabs.begin(), slabs.end()) == kTiles) continue;  // whole
+    EXPECT_NE(tiles % slots, 0);  // whole waves are never cut
+    const int64_t dp = tiles / slots * slots, sk = int64_t(slabs.size()) - dp;
+    for (int64_t b = 0; b < dp; ++b) ASSERT_EQ(slabs[size_t(b)], kTiles) << "block " << b;
+    ASSERT_GE(sk, 1);
+    EXPECT_LE(sk, slots);  // one wave: the fix-up may wait on any of them
+    const auto [lo, hi] = std::minmax_element(slabs.begin() + dp, slabs.end());
+    EXPECT_LE(*hi - *lo, 1);
+    EXPECT_GE(*lo, std::min<int64_t>(m.minSlabsPerUnit, (tiles - dp) * kTiles));
+    EXPECT_LT(*hi, kTiles);  // shorter than the whole tiles of the wave it replaces
+  }
+  const int64_t K = 4096;
+  auto cut = [&](int64_t tiles) {  // stream-K chosen for `tiles` tiles of one column?
+    return int64_t(slabs_per_block(plan(m, m.BM * tiles, m.BN, K, slots)).size()) != tiles;
+  };
+  EXPECT_FALSE(cut(slots));      // one full wave
+  EXPECT_FALSE(cut(3 * slots));  // three
+  if (slots >= 10) {
+    EXPECT_TRUE(cut(slots + slots / 5));  // a fifth of a wave left over
+    EXPECT_TRUE(cut(slots / 2));          // half a wave
+    EXPECT_FALSE(cut(2 * slots - 1));     // a nearly full last wave: stream-K does not pay
+    // A quarter wave: four equal pieces per tile, each share exactly one piece (split K).
+    const std::vector<int64_t> quarter = slabs_per_block(plan(m, m.BM * (slots / 4), m.BN, K, slots));
+    EXPECT_EQ(quarter.size(), size_t(slots / 4 * 4));
+    for (int64_t n : quarter) EXPECT_EQ(n, K / m.BK / 4);
+  }
+}
+
+}  // namespace
+
+TEST(StreamK, CoversEverySlabOnceAndBalancesTheLastWave) {
+  const Model models[] = {sgemm::rung12::model(), sgemm::rung13::model(), sgemm::rung14::model(),
+                          sgemm::rung15::model()};
+  for (const Model& m : models)
+    for (const Chip& chip : kChips) {
+      SCOPED_TRACE(name(chip));
+      expect_stream_k_plan(m, int64_t(chip.sms) * chip.blocksPerSm);
+    }
+}
+
+TEST(StreamK, RungsAboveTwelveKeepItsPlan) {
+  // Rungs 13-15 change the loop, not the plan: the same model, the same schedule.
+  const Model m12 = sgemm::rung12::model();
+  for (const Model& m : {sgemm::rung13::model(), sgemm::rung14::model(), sgemm::rung15::model()}) {
+    EXPECT_EQ(m.BM, m12.BM);
+    EXPECT_EQ(m.BN, m12.BN);
+    EXPECT_EQ(m.BK, m12.BK);
+    EXPECT_EQ(m.slabCost, m12.slabCost);
+    EXPECT_EQ(m.minSlabsPerUnit, m12.minSlabsPerUnit);
+  }
+  EXPECT_EQ(sgemm::rung12::min_blocks_per_sm(), sgemm::rung15::min_blocks_per_sm());
+}
