@@ -1,5 +1,6 @@
 // The C ABI (sgemm_ladder.h): thin wrappers over sgemm::run and the registry. These are the only
 // symbols the shared library exports.
+#include <map>
 #include <string>
 
 #include "sgemm_ladder.h"
@@ -43,10 +44,16 @@ SGEMM_LADDER_EXPORT const char* sgemm_ladder_kernel_name(int kernel_id) {
 }
 
 SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder_kernel_desc* out) {
+  // The tile texts, made once: the C ABI hands out pointers that stay valid.
+  static const std::map<int, std::string> tiles = [] {
+    std::map<int, std::string> t;
+    for (const sgemm::Rung& r : sgemm::registry()) t[r.id] = r.tile();
+    return t;
+  }();
   const sgemm::Rung* r = sgemm::find_rung(kernel_id);
   if (!r) return SGEMM_LADDER_ERR_UNKNOWN_KERNEL;
   if (!out) return SGEMM_LADDER_ERR_NULL_POINTER;
-  *out = {r->id, r->slug, sgemm::track_name(r->track), r->builds_on, r->title, r->lesson,
-          r->precision.fp32_accurate ? 1 : 0};
+  *out = {r->id,     r->slug,   sgemm::track_name(r->track), r->builds_on, r->title, r->lesson,
+          r->precision.fp32_accurate ? 1 : 0, r->source, r->arch, r->kernel, tiles.at(r->id).c_str()};
   return SGEMM_LADDER_OK;
 }

@@ -73,6 +73,10 @@ typedef struct sgemm_ladder_kernel_desc {
   const char* title;   /* short human name */
   const char* lesson;  /* the one thing the rung changes */
   int fp32_accurate;   /* 1: error within FP32's bound; 0: reduced precision (TF32) */
+  const char* source;  /* its file under kernels/: "ffma/07_bank_conflict_free.cuh" */
+  const char* arch;    /* the oldest GPU architecture it runs on: "sm_80", "sm_90a" */
+  const char* kernel;  /* text in the name of the kernel that carries the lesson ("" for cuBLAS) */
+  const char* tile;    /* its tile parameters, e.g. "64x256x32_32x128_8x16_s2_u8" */
 } sgemm_ladder_kernel_desc;
 
 /* Fill `out` for kernel `kernel_id`. Returns 0, or SGEMM_LADDER_ERR_UNKNOWN_KERNEL /

@@ -139,6 +139,10 @@ TEST(Registry, CAbiMirrorsTheTable) {
     EXPECT_EQ(d.builds_on, r.builds_on);
     EXPECT_STREQ(d.title, r.title);
     EXPECT_EQ(d.fp32_accurate != 0, r.precision.fp32_accurate);
+    EXPECT_STREQ(d.source, r.source);
+    EXPECT_STREQ(d.arch, r.arch);
+    EXPECT_STREQ(d.kernel, r.kernel);
+    EXPECT_EQ(std::string(d.tile), r.tile());
   }
   EXPECT_EQ(sgemm_ladder_kernel_id(-1), -1);
   EXPECT_EQ(sgemm_ladder_kernel_id(sgemm_ladder_kernel_count()), -1);
