@@ -18,7 +18,7 @@
 #               device code built with -G, so locals, shared arrays and source lines are there).
 #   --dry-run   write the command file, print the cuda-gdb command, run nothing (no GPU needed).
 #
-# How: the script finds the rung's compute line in kernels/<slug>.cuh by pattern (rung 3:
+# How: the script finds the rung's compute line in its file, kernels/<track>/<slug>.cuh, by pattern (rung 3:
 # `acc = dot_slab(sA, sB, acc);`, rungs 4-9: the first `compute_slab<...>(...)` call, rung 10 and
 # later: `outer_product(rA[k % 2], rB[k % 2], rAcc);`), i.e. a line in block_tile where sA/sB, k0 and rAcc are
 # all in scope (with -G nothing is inlined: the locals of a __device__ helper are visible only in
@@ -82,8 +82,8 @@ fi
 row=$("$bench" --list | awk -v id="$kernel" '$1 == id { print $2, $3 }')
 [ -n "$row" ] || die "no rung $kernel; valid: $("$bench" --list | awk 'NR > 1 { printf "%s ", $1 }')"
 read -r slug tile _ <<<"$row"
-file=$root/kernels/$slug.cuh
-[ -f "$file" ] || die "$file not found"
+file=$(ls "$root"/kernels/*/"$slug.cuh" 2>/dev/null | head -n 1)
+[ -f "$file" ] || die "kernels/*/$slug.cuh not found"
 IFS='x_' read -r -a t <<<"$tile"  # 128x128x8_64x32_8x8_s3 -> 128 128 8 64 32 8 8 s3
 [ "${#t[@]}" -ge 5 ] && is_uint "${t[0]}" || die "rung $kernel ($slug, tile '$tile') has no block tile to inspect"
 bm=${t[0]} bn=${t[1]} bk=${t[2]}
@@ -91,7 +91,7 @@ bm=${t[0]} bn=${t[1]} bk=${t[2]}
 # The tensor-core rungs keep their accumulators in MMA fragments spread over a warp (or a
 # warpgroup), not in one thread's tile: this walkthrough covers the CUDA-core rungs.
 if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$file"; then
-  die "rung $kernel ($slug) runs on the tensor cores: its accumulators are MMA fragments shared by a warp; the walkthrough covers the CUDA-core rungs 3-10 (step through it with plain cuda-gdb commands: break, cuda thread, info locals)"
+  die "rung $kernel ($slug) runs on the tensor cores: its accumulators are MMA fragments shared by a warp; the walkthrough covers the CUDA-core rungs from 3 up (step through it with plain cuda-gdb commands: break, cuda thread, info locals)"
 fi
 
 # Which kind of compute loop this rung has, and the line to stop on.
@@ -160,7 +160,9 @@ case $profile in
     vars=(m0 n0 kt c k warp lane aBase bBase)
     tiles="stage kt % $stages of the dynamic smem[]: A tile [BK][BM] (transposed, swizzled), then B tile [BK][BN]"
     print_tiles=("print ${a0}@8" "print ${b0}@8" "print rA" "print rB")
-    print_global=("print A[(long)m0 * lda + kt * $bk]" "print B[(long)(kt * $bk) * ldb + n0]")
+    # From rung 10 on the GEMM's arguments travel as one Gemm, g.
+    condition="${condition/#M ==/g.M ==}"
+    print_global=("print g.A[(long)m0 * g.lda + kt * $bk]" "print g.B[(long)(kt * $bk) * g.ldb + n0]")
     print_acc=("print rAcc")
     acc_note="rAcc holds the first kt slabs (kt * $bk values of k)"
     next_note="outer_product added step k of this slab to rAcc"

@@ -17,7 +17,7 @@ ids=$("$bench" --list | awk 'NR > 1 && $1 >= 3 { print $1 }')
 [ -n "$ids" ] || { echo "no rungs from 3 up in sgemm_bench --list"; exit 1; }
 for id in $ids; do
   slug=$("$bench" --list | awk -v id="$id" '$1 == id { print $2 }')
-  if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$root/kernels/$slug.cuh" 2>/dev/null; then
+  if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$root"/kernels/*/"$slug.cuh" 2>/dev/null; then
     out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
     if [ $? -eq 2 ] && grep -qF "runs on the tensor cores" <<<"$out"; then ok "rung $id refused: tensor cores"
     else bad "rung $id (tensor cores) should be refused with exit 2: $out"; fi
@@ -30,12 +30,12 @@ for id in $ids; do
     file=$(sed -n 's/^gdb_walkthrough: command file //p' <<<"$out")
     brk=$(grep -m1 '^break ' "$file")
     if [[ $brk =~ ^break\ ([0-9A-Za-z_]+\.cuh):([0-9]+)\ if\ (.*)$ ]]; then
-      src=$root/kernels/${BASH_REMATCH[1]} line=${BASH_REMATCH[2]} cond=${BASH_REMATCH[3]}
+      src=$(ls "$root"/kernels/*/"${BASH_REMATCH[1]}" | head -n 1) line=${BASH_REMATCH[2]} cond=${BASH_REMATCH[3]}
       code=$(sed -n "${line}p" "$src")
       if ! grep -qE 'dot_slab\(sA, sB, acc\)|compute_slab<|outer_product(<[^>]*>)?\(rA\[' <<<"$code"; then
         bad "rung $id: line $line of $src is not a compute line: $code"
       elif ! grep -qE 'blockIdx.x == [0-9]+ && blockIdx.y == [0-9]+ && threadIdx.x == [0-9]+' <<<"$cond" ||
-           ! grep -qE '^M == [0-9]+' <<<"$cond"; then
+           ! grep -qE '^(g\.)?M == [0-9]+' <<<"$cond"; then
         bad "rung $id: the condition does not pin M, the block and the thread: $cond"
       elif grep -q '@[A-Z_]*@' "$file"; then
         bad "rung $id: placeholder left in $file"
