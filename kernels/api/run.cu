@@ -86,6 +86,12 @@ Status validate(const GemmArgs& a, std::string* detail) {
   if (writes_c && a.C == nullptr) return bad(Status::kNullPointer, "C is null");
   if (reads_ab && a.A == nullptr) return bad(Status::kNullPointer, "A is null");
   if (reads_ab && a.B == nullptr) return bad(Status::kNullPointer, "B is null");
+  // Any 4-byte-aligned pointer is accepted (a float's own alignment); rungs that move four floats
+  // at a time use 128-bit accesses only where the rows allow it.
+  struct Operand { const char* name; const void* ptr; };
+  for (const Operand& op : {Operand{"A", a.A}, Operand{"B", a.B}, Operand{"C", a.C}})
+    if (reinterpret_cast<uintptr_t>(op.ptr) % alignof(float) != 0)
+      return bad(Status::kUnsupported, std::string(op.name) + " is not 4-byte aligned, as a float pointer must be");
   return Status::kOk;
 }
 

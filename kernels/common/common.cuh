@@ -51,15 +51,29 @@ struct Gemm {
 __device__ __forceinline__ float4 load_f4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ __forceinline__ void store_f4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
 
+// ---- four consecutive floats of a row of A, B or C ------------------------------------------
+// Rungs from the vectorized one up move global data four floats at a time. kVec: every row of A,
+// B and C starts on a 16-byte boundary (leading dimensions multiples of 4, pointers 16-byte
+// aligned), so four floats are one 128-bit access. Otherwise they are four 32-bit accesses, which
+// any leading dimension and any 4-byte-aligned pointer allow. Launchers choose per call
+// (vec4_ok); with kVec = true a kernel compiles exactly as if the other path did not exist.
+
+template <bool kVec>
+__device__ __forceinline__ float4 load4(const float* p) {
+  if (kVec) return load_f4(p);
+  return make_float4(p[0], p[1], p[2], p[3]);
+}
+
 // Element `col` of a row, or 0 outside [0, ncols) / for an invalid row.
 __device__ __forceinline__ float load_or_zero(const float* row, int col, int ncols, bool row_ok) {
   return (row_ok && col < ncols) ? row[col] : 0.0f;
 }
 
-// Four consecutive elements starting at `col` (a multiple of 4 on a 16-byte-aligned row):
-// one 128-bit load when all four are inside the row, element-wise with zero fill otherwise.
+// Four consecutive elements starting at `col` (a multiple of 4): one load4 when all four are
+// inside the row, element-wise with zero fill otherwise.
+template <bool kVec>
 __device__ __forceinline__ float4 load4_or_zero(const float* row, int col, int ncols, bool row_ok) {
-  if (row_ok && col + kVecWidth <= ncols) return load_f4(row + col);
+  if (row_ok && col + kVecWidth <= ncols) return load4<kVec>(row + col);
   float4 v;
   v.x = load_or_zero(row, col + 0, ncols, row_ok);
   v.y = load_or_zero(row, col + 1, ncols, row_ok);
@@ -73,10 +87,11 @@ __device__ __forceinline__ float epilogue(float alpha, float acc, float beta, co
   return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-// Up to four outputs at `c` (16-byte aligned): one 128-bit store when all four columns exist
-// (`valid` >= 4), element-wise for the first `valid` columns otherwise (none when valid <= 0).
+// Up to four outputs at `c`: one 128-bit store when all four columns exist (`valid` >= 4) and
+// kVec, element-wise for the first `valid` columns otherwise (none when valid <= 0).
+template <bool kVec>
 __device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha, float4 acc, float beta) {
-  if (valid >= kVecWidth) {
+  if (kVec && valid >= kVecWidth) {
     float4 out;
     if (beta == 0.0f) {
       out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
@@ -94,11 +109,15 @@ __device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha
     if (i < valid) c[i] = epilogue(alpha, v[i], beta, c + i);
 }
 
-// Two outputs at `c` (8-byte aligned): one 64-bit store when both columns exist (`valid` >= 2),
-// the first column alone when valid == 1, nothing when valid <= 0.
+// Two outputs at `c`: one 64-bit store when both columns exist (`valid` >= 2) and kVec (c 8-byte
+// aligned), element-wise otherwise: the first column alone when valid == 1, nothing when <= 0.
+template <bool kVec>
 __device__ __forceinline__ void store2_epilogue(float* c, int valid, float alpha, float acc0, float acc1,
                                                 float beta) {
-  if (valid >= 2) {
+  if (!kVec && valid >= 2) {
+    c[0] = epilogue(alpha, acc0, beta, c);
+    c[1] = epilogue(alpha, acc1, beta, c + 1);
+  } else if (valid >= 2) {
     float2 out;
     if (beta == 0.0f) {
       out = make_float2(alpha * acc0, alpha * acc1);
@@ -114,6 +133,13 @@ __device__ __forceinline__ void store2_epilogue(float* c, int valid, float alpha
 
 // ---- cp.async (sm_80+): global -> shared copies that bypass the registers -------------------
 
+// Copy 4 bytes from global to shared memory asynchronously; `src_bytes` 0 zero-fills them.
+// Both addresses must be 4-byte aligned.
+__device__ __forceinline__ void cp_async_4(void* smem, const void* gmem, int src_bytes) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+}
+
 // Copy 16 bytes from global to shared memory asynchronously. Only the first `src_bytes`
 // (0..16) are read; the rest of the 16 shared bytes are zero-filled, so ragged edges need no
 // separate path. Both addresses must be 16-byte aligned.
@@ -128,11 +154,20 @@ __device__ __forceinline__ int floats_inside(int col, int ncols, bool row_ok) {
   return row_ok ? min(max(ncols - col, 0), kVecWidth) : 0;
 }
 
-// cp.async of the 16 bytes at `src`, of which only the first `valid` floats are read; the rest
-// of the 16 shared bytes are zero-filled. With none valid, nothing is read and `base` (any
-// address inside the matrix) stands in for `src`.
+// cp.async of the four floats at `src` into 16 bytes of shared memory, of which only the first
+// `valid` floats are read; the rest are zero-filled. With none valid, nothing is read and `base`
+// (any address inside the matrix) stands in for `src`. kVec: one 16-byte copy (src 16-byte
+// aligned); otherwise four 4-byte copies (src 4-byte aligned).
+template <bool kVec>
 __device__ __forceinline__ void cp_async_16_zfill(void* smem, const float* src, int valid, const float* base) {
-  cp_async_16(smem, valid == 0 ? base : src, valid * int(sizeof(float)));
+  if (kVec) {
+    cp_async_16(smem, valid == 0 ? base : src, valid * int(sizeof(float)));
+    return;
+  }
+  float* dst = static_cast<float*>(smem);
+#pragma unroll
+  for (int i = 0; i < kVecWidth; ++i)
+    cp_async_4(dst + i, i < valid ? src + i : base, i < valid ? int(sizeof(float)) : 0);
 }
 
 // Close the group of cp.async issued since the last commit.

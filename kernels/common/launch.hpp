@@ -27,8 +27,10 @@ inline Status launch_status_after(Status sofar) {
 // M, N, K and the leading dimensions fit the rung's 32-bit index math.
 bool fits_int32(const GemmArgs& a, std::string* why);
 
-// 128-bit rungs: lda, ldb, ldc multiples of 4 and A, B, C 16-byte aligned (null pointers
-// are not checked, so the CLI can ask before it allocates).
+// Whether every row of A, B and C starts on a 16-byte boundary (lda, ldb, ldc multiples of 4 and
+// the pointers 16-byte aligned), so that four floats move in one 128-bit access: launchers pick
+// the kernel instance with kVec = true then, the one with 32-bit accesses otherwise. `why` says
+// which operand is not aligned. Null pointers count as aligned.
 bool vec4_ok(const GemmArgs& a, std::string* why);
 
 // The grid fits CUDA's limits (x < 2^31, y and z < 2^16).

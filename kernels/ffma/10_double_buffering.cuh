@@ -80,14 +80,15 @@ __device__ __forceinline__ Stage<Cfg> stage_at(float* smem, int s) {
 }
 
 // The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_a(float4 (&rStage)[Cfg::kLoadsA], const Gemm& g, int m0, int k0) {
   const int aRow = threadIdx.x / Cfg::kVecA, aCol = threadIdx.x % Cfg::kVecA * kVecWidth;
 #pragma unroll
   for (int i = 0; i < Cfg::kLoadsA; ++i) {
     const int gRow = m0 + aRow + i * Cfg::kRowsA;
     const float* src = g.A + int64_t(gRow) * g.lda;
-    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, g.K, gRow < g.M) : load_f4(src + k0 + aCol);
+    rStage[i] = kGuard ? load4_or_zero<kVec>(src, k0 + aCol, g.K, gRow < g.M)
+                       : load4<kVec>(src + k0 + aCol);
   }
 }
 
@@ -107,13 +108,13 @@ __device__ __forceinline__ void store_a(Stage<Cfg> st, const float4 (&rStage)[Cf
 
 // Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
 // chunk reads only the bytes inside B and zero-fills the rest.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_b_async(Stage<Cfg> st, const Gemm& g, int n0, int k0) {
   const int bRow = threadIdx.x / Cfg::kVecB, bCol = threadIdx.x % Cfg::kVecB * kVecWidth;
 #pragma unroll
   for (int r = 0; r < Cfg::BK; r += Cfg::kRowsB) {
     const int gRow = k0 + bRow + r, gCol = n0 + bCol;
-    cp_async_16_zfill(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
+    cp_async_16_zfill<kVec>(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
                       kGuard ? floats_inside(gCol, g.N, gRow < g.K) : kVecWidth, g.B);
   }
 }
@@ -144,7 +145,7 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 }
 
 // One BM x BN tile of C, K in slabs through the pipeline. kGuard: an edge tile (bounds checked).
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g) {
   const int m0 = blockIdx.y * Cfg::BM, n0 = blockIdx.x * Cfg::BN;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -157,15 +158,15 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g) {
   // Edge blocks and the K tail check bounds; interior full slabs do not.
   auto issue_b = [&](int slab) {  // the cp.async of one B slab, as one commit group
     if (slab < kTiles) {
-      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
-      else load_b_async<Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
+      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<kVec, Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
+      else load_b_async<kVec, Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
     }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // the next A slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<Cfg, true>(rStage, g, m0, slab * Cfg::BK);
-    else load_a<Cfg, false>(rStage, g, m0, slab * Cfg::BK);
+    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<kVec, Cfg, true>(rStage, g, m0, slab * Cfg::BK);
+    else load_a<kVec, Cfg, false>(rStage, g, m0, slab * Cfg::BK);
   };
 
   // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
@@ -216,20 +217,21 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g) {
     for (int j = 0; j < Cfg::TN; j += kVecWidth) {
       const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      store4_epilogue(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc, g.beta);
+      store4_epilogue<kVec>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+                            g.beta);
     }
   }
 }
 
-template <class Cfg>
+template <bool kVec, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_10_double_buffering(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                           float beta, float* C, int ldc) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A slab [BK][BM], B slab [BK][BN])
   const Gemm g{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
   const bool interior = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N;
-  if (interior) compute_tile<Cfg, false>(smem, g);
-  else compute_tile<Cfg, true>(smem, g);
+  if (interior) compute_tile<kVec, Cfg, false>(smem, g);
+  else compute_tile<kVec, Cfg, true>(smem, g);
 }
 
 }  // namespace sgemm::rung10
@@ -246,11 +248,13 @@ using Tuned = Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages,
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  auto kernel = sgemm_10_double_buffering<Tuned>;
+  // 128-bit accesses where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise.
+  auto kernel = vec4_ok(a, nullptr) ? sgemm_10_double_buffering<true, Tuned>
+                                    : sgemm_10_double_buffering<false, Tuned>;
   if (const Status s = prepare(kernel, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   const dim3 grid(ceil_div(int(a.N), Tuned::BN), ceil_div(int(a.M), Tuned::BM));
   kernel<<<grid, Tuned::kThreads, Tuned::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda),

@@ -79,14 +79,15 @@ __device__ __forceinline__ Stage<Cfg> stage_at(float* smem, int s) {
 }
 
 // The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_a(float4 (&rStage)[Cfg::kLoadsA], const Gemm& g, int m0, int k0) {
   const int aRow = threadIdx.x / Cfg::kVecA, aCol = threadIdx.x % Cfg::kVecA * kVecWidth;
 #pragma unroll
   for (int i = 0; i < Cfg::kLoadsA; ++i) {
     const int gRow = m0 + aRow + i * Cfg::kRowsA;
     const float* src = g.A + int64_t(gRow) * g.lda;
-    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, g.K, gRow < g.M) : load_f4(src + k0 + aCol);
+    rStage[i] = kGuard ? load4_or_zero<kVec>(src, k0 + aCol, g.K, gRow < g.M)
+                       : load4<kVec>(src + k0 + aCol);
   }
 }
 
@@ -106,13 +107,13 @@ __device__ __forceinline__ void store_a(Stage<Cfg> st, const float4 (&rStage)[Cf
 
 // Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
 // chunk reads only the bytes inside B and zero-fills the rest.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_b_async(Stage<Cfg> st, const Gemm& g, int n0, int k0) {
   const int bRow = threadIdx.x / Cfg::kVecB, bCol = threadIdx.x % Cfg::kVecB * kVecWidth;
 #pragma unroll
   for (int r = 0; r < Cfg::BK; r += Cfg::kRowsB) {
     const int gRow = k0 + bRow + r, gCol = n0 + bCol;
-    cp_async_16_zfill(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
+    cp_async_16_zfill<kVec>(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
                       kGuard ? floats_inside(gCol, g.N, gRow < g.K) : kVecWidth, g.B);
   }
 }
@@ -144,7 +145,7 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 
 // One BM x BN tile of C, K in slabs through the pipeline. kGuard: an edge tile (bounds checked).
 // kSplit: store the raw partial sums into partial tile `blockIdx.z` of W (row pitch ldw) instead.
-template <class Cfg, bool kSplit, bool kGuard>
+template <bool kVec, class Cfg, bool kSplit, bool kGuard>
 __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, float* W, int ldw) {
   const int m0 = blockIdx.y * Cfg::BM, n0 = blockIdx.x * Cfg::BN;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -157,15 +158,15 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, float* 
   // Edge blocks and the K tail check bounds; interior full slabs do not.
   auto issue_b = [&](int slab) {  // the cp.async of one B slab, as one commit group
     if (slab < kTiles) {
-      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
-      else load_b_async<Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
+      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<kVec, Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
+      else load_b_async<kVec, Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
     }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // the next A slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<Cfg, true>(rStage, g, m0, slab * Cfg::BK);
-    else load_a<Cfg, false>(rStage, g, m0, slab * Cfg::BK);
+    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<kVec, Cfg, true>(rStage, g, m0, slab * Cfg::BK);
+    else load_a<kVec, Cfg, false>(rStage, g, m0, slab * Cfg::BK);
   };
 
   // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
@@ -217,15 +218,16 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, float* 
       const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
       if (kSplit)  // this block's raw partial sums, alpha and beta come in the reduction
-        store4_epilogue(W + (int64_t(blockIdx.z) * g.M + row) * ldw + col, kGuard ? g.N - col : kVecWidth, 1.0f, acc,
-                        0.0f);
+        store4_epilogue<true>(W + (int64_t(blockIdx.z) * g.M + row) * ldw + col, kGuard ? g.N - col : kVecWidth,
+                              1.0f, acc, 0.0f);  // W's rows are 16-byte aligned
       else
-        store4_epilogue(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc, g.beta);
+        store4_epilogue<kVec>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+                            g.beta);
     }
   }
 }
 
-template <class Cfg, bool kSplit>
+template <bool kVec, class Cfg, bool kSplit>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_11_split_k(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                  float* C, int ldc, float* W, int ldw, int slabsPerSplit) {
@@ -236,12 +238,13 @@ sgemm_11_split_k(int M, int N, int K, float alpha, const float* A, int lda, cons
   }
   const Gemm g{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
   const bool interior = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N;
-  if (interior) compute_tile<Cfg, kSplit, false>(smem, g, W, ldw);
-  else compute_tile<Cfg, kSplit, true>(smem, g, W, ldw);
+  if (interior) compute_tile<kVec, Cfg, kSplit, false>(smem, g, W, ldw);
+  else compute_tile<kVec, Cfg, kSplit, true>(smem, g, W, ldw);
 }
 
 // C = alpha * (W[0] + W[1] + ... + W[splits-1]) + beta * C, four columns per thread, the partials
 // summed in the same order every time (bitwise deterministic).
+template <bool kVec>
 __global__ void __launch_bounds__(256)
 sgemm_11_split_k_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, float beta, float* C,
                         int ldc) {
@@ -253,10 +256,10 @@ sgemm_11_split_k_reduce(int M, int N, int splits, const float* W, int ldw, float
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int z = 0; z < splits; ++z) {
       const float* w = W + (int64_t(z) * M + row) * ldw;
-      const float4 p = whole ? load_f4(w + col) : load4_or_zero(w, col, N, true);
+      const float4 p = whole ? load_f4(w + col) : load4_or_zero<true>(w, col, N, true);  // W: 16-byte rows
       sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
     }
-    store4_epilogue(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
+    store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
   }
 }
 
@@ -284,7 +287,7 @@ constexpr int kReduceThreads = 256;
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
 }
 
 // Blocks per SM the kernel's launch bounds ask the registers to allow (the CPU tests model a
@@ -308,9 +311,12 @@ int choose_split(int64_t M, int64_t N, int64_t K, int64_t slots) {
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  // Two instantiations, so that the unsplit launch pays for nothing (no W test per store).
-  auto whole = sgemm_11_split_k<Tuned, false>;
-  auto split = sgemm_11_split_k<Tuned, true>;
+  // Two instantiations, so that the unsplit launch pays for nothing (no W test per store); 128-bit
+  // accesses where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise.
+  const bool vec = vec4_ok(a, nullptr);
+  auto whole = vec ? sgemm_11_split_k<true, Tuned, false> : sgemm_11_split_k<false, Tuned, false>;
+  auto split = vec ? sgemm_11_split_k<true, Tuned, true> : sgemm_11_split_k<false, Tuned, true>;
+  auto reduce = vec ? sgemm_11_split_k_reduce<true> : sgemm_11_split_k_reduce<false>;
   KernelInfo info;
   if (const Status s = prepare(whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   if (const Status s = prepare(split, Tuned::kThreads, Tuned::kSmemBytes, &info, why); s != Status::kOk) return s;
@@ -335,8 +341,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   Status s = launch_status();
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
   const int blocks = int(std::min<int64_t>(ceil_div64(groups, kReduceThreads), int64_t(info.sms) * 8));
-  sgemm_11_split_k_reduce<<<blocks, kReduceThreads, 0, stream>>>(int(a.M), int(a.N), used, W, ldw, a.alpha, a.beta,
-                                                                  a.C, int(a.ldc));
+  reduce<<<blocks, kReduceThreads, 0, stream>>>(int(a.M), int(a.N), used, W, ldw, a.alpha, a.beta, a.C, int(a.ldc));
   s = launch_status_after(s);
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;

@@ -81,14 +81,15 @@ __device__ __forceinline__ Stage<Cfg> stage_at(float* smem, int s) {
 }
 
 // The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_a(float4 (&rStage)[Cfg::kLoadsA], const Gemm& g, int m0, int k0) {
   const int aRow = threadIdx.x / Cfg::kVecA, aCol = threadIdx.x % Cfg::kVecA * kVecWidth;
 #pragma unroll
   for (int i = 0; i < Cfg::kLoadsA; ++i) {
     const int gRow = m0 + aRow + i * Cfg::kRowsA;
     const float* src = g.A + int64_t(gRow) * g.lda;
-    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, g.K, gRow < g.M) : load_f4(src + k0 + aCol);
+    rStage[i] = kGuard ? load4_or_zero<kVec>(src, k0 + aCol, g.K, gRow < g.M)
+                       : load4<kVec>(src + k0 + aCol);
   }
 }
 
@@ -108,13 +109,13 @@ __device__ __forceinline__ void store_a(Stage<Cfg> st, const float4 (&rStage)[Cf
 
 // Issue the cp.async copies of the B slab starting at k0 into its stage. kGuard: each 16-byte
 // chunk reads only the bytes inside B and zero-fills the rest.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_b_async(Stage<Cfg> st, const Gemm& g, int n0, int k0) {
   const int bRow = threadIdx.x / Cfg::kVecB, bCol = threadIdx.x % Cfg::kVecB * kVecWidth;
 #pragma unroll
   for (int r = 0; r < Cfg::BK; r += Cfg::kRowsB) {
     const int gRow = k0 + bRow + r, gCol = n0 + bCol;
-    cp_async_16_zfill(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
+    cp_async_16_zfill<kVec>(&st.b[bRow + r][bCol], g.B + int64_t(gRow) * g.ldb + gCol,
                       kGuard ? floats_inside(gCol, g.N, gRow < g.K) : kVecWidth, g.B);
   }
 }
@@ -157,7 +158,7 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
 // pipeline; `g` covers just those slabs. kGuard: an edge tile (bounds checked). The unit ends as
 // u.finish says: stored to C, published as a partial tile, or fixed up with the later partials.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const stream_k::Unit& u,
                                              const stream_k::Partials& parts) {
   const int m0 = u.m0, n0 = u.n0;
@@ -171,15 +172,15 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   // Edge blocks and the K tail check bounds; interior full slabs do not.
   auto issue_b = [&](int slab) {  // the cp.async of one B slab, as one commit group
     if (slab < kTiles) {
-      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
-      else load_b_async<Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
+      if (kGuard || (slab + 1) * Cfg::BK > g.K) load_b_async<kVec, Cfg, true>(stage(slab), g, n0, slab * Cfg::BK);
+      else load_b_async<kVec, Cfg, false>(stage(slab), g, n0, slab * Cfg::BK);
     }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // the next A slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<Cfg, true>(rStage, g, m0, slab * Cfg::BK);
-    else load_a<Cfg, false>(rStage, g, m0, slab * Cfg::BK);
+    if (kGuard || (slab + 1) * Cfg::BK > g.K) load_a<kVec, Cfg, true>(rStage, g, m0, slab * Cfg::BK);
+    else load_a<kVec, Cfg, false>(rStage, g, m0, slab * Cfg::BK);
   };
 
   // Prologue: B slabs 0 .. Stages-2 in flight, A slab 0 stored, A slab 1 in flight.
@@ -232,14 +233,15 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     for (int j = 0; j < Cfg::TN; j += kVecWidth) {
       const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      store4_epilogue(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc, g.beta);
+      store4_epilogue<kVec>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+                            g.beta);
     }
   }
 }
 
 // The whole tiles of the full waves: block (x, y) computes tile row y, column x; blocks past the
 // full waves return at once (their tiles are the stream-K blocks').
-template <class Cfg>
+template <bool kVec, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_13_register_reuse(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts) {
@@ -248,13 +250,13 @@ sgemm_13_register_reuse(int M, int N, int K, float alpha, const float* A, int ld
   const Gemm g{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
   const bool interior = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N;
-  if (interior) compute_tile<Cfg, false>(smem, g, u, parts);
-  else compute_tile<Cfg, true>(smem, g, u, parts);
+  if (interior) compute_tile<kVec, Cfg, false>(smem, g, u, parts);
+  else compute_tile<kVec, Cfg, true>(smem, g, u, parts);
 }
 
 // The stream-K blocks: block b computes its even share of the slabs of the tiles after the full
 // waves, unit by unit, each unit a GEMM of its own over its slabs.
-template <class Cfg>
+template <bool kVec, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_13_register_reuse_shares(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                          float beta, float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts) {
@@ -264,8 +266,8 @@ sgemm_13_register_reuse_shares(int M, int N, int K, float alpha, const float* A,
     const int k0 = u.kb * Cfg::BK;
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK));
     __syncthreads();  // every warp has left the previous unit's stages
-    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N) compute_tile<Cfg, false>(smem, slabs, u, parts);
-    else compute_tile<Cfg, true>(smem, slabs, u, parts);
+    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N) compute_tile<kVec, Cfg, false>(smem, slabs, u, parts);
+    else compute_tile<kVec, Cfg, true>(smem, slabs, u, parts);
   });
 }
 
@@ -286,7 +288,7 @@ constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, 1.35};
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
 }
 
 // For the CPU tests: the model, and the blocks per SM the launch bounds ask the registers for.
@@ -294,8 +296,10 @@ stream_k::Model model() { return kModel; }
 int min_blocks_per_sm() { return Tuned::kMinBlocks; }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  auto whole = sgemm_13_register_reuse<Tuned>;
-  auto shares = sgemm_13_register_reuse_shares<Tuned>;
+  // 128-bit accesses where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise.
+  const bool vec = vec4_ok(a, nullptr);
+  auto whole = vec ? sgemm_13_register_reuse<true, Tuned> : sgemm_13_register_reuse<false, Tuned>;
+  auto shares = vec ? sgemm_13_register_reuse_shares<true, Tuned> : sgemm_13_register_reuse_shares<false, Tuned>;
   KernelInfo info;
   if (const Status s = prepare(whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   if (const Status s = prepare(shares, Tuned::kThreads, Tuned::kSmemBytes, &info, why); s != Status::kOk) return s;

@@ -84,14 +84,15 @@ __device__ __forceinline__ Stage<Cfg> stage_at(float* smem, int s) {
 // The A slab starting at k0 into registers (128-bit loads). kGuard: check bounds, fill zeros.
 // A thread's rows come in pairs (2p, 2p+1, then the pair 2 * kRowsA below), so that store_a can
 // write each k's two values side by side.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_a(float4 (&rStage)[Cfg::kLoadsA], const Gemm& g, int m0, int k0) {
   const int aRow = threadIdx.x / Cfg::kVecA, aCol = threadIdx.x % Cfg::kVecA * kVecWidth;
 #pragma unroll
   for (int i = 0; i < Cfg::kLoadsA; ++i) {
     const int gRow = m0 + 2 * aRow + i % 2 + i / 2 * 2 * Cfg::kRowsA;
     const float* src = g.A + int64_t(gRow) * g.lda;
-    rStage[i] = kGuard ? load4_or_zero(src, k0 + aCol, g.K, gRow < g.M) : load_f4(src + k0 + aCol);
+    rStage[i] = kGuard ? load4_or_zero<kVec>(src, k0 + aCol, g.K, gRow < g.M)
+                       : load4<kVec>(src + k0 + aCol);
   }
 }
 
@@ -115,7 +116,7 @@ __device__ __forceinline__ void store_a(Stage<Cfg> st, const float4 (&rStage)[Cf
 // BK / kWarps / 2 rows, kLanesB float4s apart along each: one address per row, the columns are
 // constant offsets from it. kGuard: each 16-byte chunk reads only the bytes inside B and
 // zero-fills the rest.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void load_b_async(Stage<Cfg> st, const Gemm& g, int n0, int k0) {
   const int lane = threadIdx.x % kWarpSize;
   const int bRow = threadIdx.x / kWarpSize * Cfg::kRowsPerWarpB + lane / Cfg::kLanesB;
@@ -126,7 +127,7 @@ __device__ __forceinline__ void load_b_async(Stage<Cfg> st, const Gemm& g, int n
     const float* src = g.B + int64_t(gRow) * g.ldb + n0 + bCol;
 #pragma unroll
     for (int c = 0; c < Cfg::BN; c += Cfg::kLanesB * kVecWidth)
-      cp_async_16_zfill(&st.b[bRow + r][bCol + c], src + c,
+      cp_async_16_zfill<kVec>(&st.b[bRow + r][bCol + c], src + c,
                         kGuard ? floats_inside(n0 + bCol + c, g.N, gRow < g.K) : kVecWidth, g.B);
   }
 }
@@ -170,7 +171,7 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 // pipeline; `g` covers just those slabs. kGuard: an edge tile or a K tail (bounds checked in
 // every slab); otherwise nothing is checked. The unit ends as u.finish says: stored to C,
 // published as a partial tile, or fixed up with the later partials.
-template <class Cfg, bool kGuard>
+template <bool kVec, class Cfg, bool kGuard>
 __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const stream_k::Unit& u,
                                              const stream_k::Partials& parts) {
   const int m0 = u.m0, n0 = u.n0;
@@ -182,11 +183,11 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   const int kTiles = ceil_div(g.K, Cfg::BK);
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
   auto issue_b = [&](int slab) {  // the cp.async of one B slab, as one commit group
-    if (slab < kTiles) load_b_async<Cfg, kGuard>(stage(slab), g, n0, slab * Cfg::BK);
+    if (slab < kTiles) load_b_async<kVec, Cfg, kGuard>(stage(slab), g, n0, slab * Cfg::BK);
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // the next A slab, on its way from global to shared memory
-  auto fetch_a = [&](int slab) { load_a<Cfg, kGuard>(rStage, g, m0, slab * Cfg::BK); };
+  auto fetch_a = [&](int slab) { load_a<kVec, Cfg, kGuard>(rStage, g, m0, slab * Cfg::BK); };
 
   // Prologue: B slabs 0 .. Stages-1 in flight (one more than before: the next is issued at the
   // slab-end barrier), A slab 0 stored, A slab 1 in flight.
@@ -240,14 +241,15 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     for (int j = 0; j < Cfg::TN; j += kVecWidth) {
       const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      store4_epilogue(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc, g.beta);
+      store4_epilogue<kVec>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+                            g.beta);
     }
   }
 }
 
 // The whole tiles of the full waves: block (x, y) computes tile row y, column x; blocks past the
 // full waves return at once (their tiles are the stream-K blocks').
-template <class Cfg>
+template <bool kVec, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_15_copy_instructions(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts) {
@@ -256,13 +258,13 @@ sgemm_15_copy_instructions(int M, int N, int K, float alpha, const float* A, int
   const Gemm g{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
   const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N && g.K % Cfg::BK == 0;
-  if (inside) compute_tile<Cfg, false>(smem, g, u, parts);
-  else compute_tile<Cfg, true>(smem, g, u, parts);
+  if (inside) compute_tile<kVec, Cfg, false>(smem, g, u, parts);
+  else compute_tile<kVec, Cfg, true>(smem, g, u, parts);
 }
 
 // The stream-K blocks: block b computes its even share of the slabs of the tiles after the full
 // waves, unit by unit, each unit a GEMM of its own over its slabs.
-template <class Cfg>
+template <bool kVec, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_15_copy_instructions_shares(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                          float beta, float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts) {
@@ -273,8 +275,8 @@ sgemm_15_copy_instructions_shares(int M, int N, int K, float alpha, const float*
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK));
     __syncthreads();  // every warp has left the previous unit's stages
     if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0)
-      compute_tile<Cfg, false>(smem, slabs, u, parts);
-    else compute_tile<Cfg, true>(smem, slabs, u, parts);
+      compute_tile<kVec, Cfg, false>(smem, slabs, u, parts);
+    else compute_tile<kVec, Cfg, true>(smem, slabs, u, parts);
   });
 }
 
@@ -295,7 +297,7 @@ constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, 1.35};
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, Tuned::BN), ceil_div64(a.M, Tuned::BM), why);
 }
 
 // For the CPU tests: the model, and the blocks per SM the launch bounds ask the registers for.
@@ -303,8 +305,10 @@ stream_k::Model model() { return kModel; }
 int min_blocks_per_sm() { return Tuned::kMinBlocks; }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  auto whole = sgemm_15_copy_instructions<Tuned>;
-  auto shares = sgemm_15_copy_instructions_shares<Tuned>;
+  // 128-bit accesses where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise.
+  const bool vec = vec4_ok(a, nullptr);
+  auto whole = vec ? sgemm_15_copy_instructions<true, Tuned> : sgemm_15_copy_instructions<false, Tuned>;
+  auto shares = vec ? sgemm_15_copy_instructions_shares<true, Tuned> : sgemm_15_copy_instructions_shares<false, Tuned>;
   KernelInfo info;
   if (const Status s = prepare(whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   if (const Status s = prepare(shares, Tuned::kThreads, Tuned::kSmemBytes, &info, why); s != Status::kOk) return s;

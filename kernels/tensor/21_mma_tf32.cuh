@@ -66,38 +66,26 @@ __device__ __forceinline__ Stage<BM, BN, BK, T> stage_at(float* smem, int s) {
 }
 
 // Issue the cp.async copies of the A and B slabs starting at k0 into their stage. kGuard: each
-// 16-byte chunk reads only the bytes inside the operand and zero-fills the rest.
-template <typename T, int BM, int BN, int BK, bool kGuard>
+// 16-byte chunk reads only the bytes inside the operand and zero-fills the rest. kVec: one 16-byte
+// copy per chunk (rows 16-byte aligned), otherwise four 4-byte copies.
+template <bool kVec, typename T, int BM, int BN, int BK, bool kGuard>
 __device__ __forceinline__ void load_slab_async(Stage<BM, BN, BK, T> st, const float* A, int lda, const float* B,
                                                 int ldb, int M, int N, int K, int m0, int n0, int k0) {
-  constexpr int kBytes = kVecWidth * int(sizeof(float));
 #pragma unroll
   for (int i = 0; i < T::kChunksA; ++i) {
     const int c = threadIdx.x + i * T::kThreads;
     const int row = c / T::kVecA, col = c % T::kVecA * kVecWidth;
     const int gRow = m0 + row, gCol = k0 + col;
-    const float* src = A + int64_t(gRow) * lda + gCol;
-    int bytes = kBytes;
-    if (kGuard) {
-      const int valid = gRow < M ? min(max(K - gCol, 0), kVecWidth) : 0;
-      bytes = valid * int(sizeof(float));
-      if (valid == 0) src = A;  // any valid address: nothing is read
-    }
-    cp_async_16(&st.a[row][col], src, bytes);
+    cp_async_16_zfill<kVec>(&st.a[row][col], A + int64_t(gRow) * lda + gCol,
+                            kGuard ? floats_inside(gCol, K, gRow < M) : kVecWidth, A);
   }
 #pragma unroll
   for (int i = 0; i < T::kChunksB; ++i) {
     const int c = threadIdx.x + i * T::kThreads;
     const int row = c / T::kVecB, col = c % T::kVecB * kVecWidth;
     const int gRow = k0 + row, gCol = n0 + col;
-    const float* src = B + int64_t(gRow) * ldb + gCol;
-    int bytes = kBytes;
-    if (kGuard) {
-      const int valid = gRow < K ? min(max(N - gCol, 0), kVecWidth) : 0;
-      bytes = valid * int(sizeof(float));
-      if (valid == 0) src = B;
-    }
-    cp_async_16(&st.b[row][col], src, bytes);
+    cp_async_16_zfill<kVec>(&st.b[row][col], B + int64_t(gRow) * ldb + gCol,
+                            kGuard ? floats_inside(gCol, N, gRow < K) : kVecWidth, B);
   }
 }
 
@@ -127,7 +115,7 @@ __device__ __forceinline__ void compute_slab(Stage<BM, BN, BK, T> st, float (&rA
   }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int Stages, bool kGuard>
+template <bool kVec, int BM, int BN, int BK, int WM, int WN, int Stages, bool kGuard>
 __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, float alpha, const float* A, int lda,
                                            const float* B, int ldb, float beta, float* C, int ldc) {
   using T = Tile<BM, BN, BK, WM, WN, Stages>;
@@ -142,9 +130,9 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
   auto issue = [&](int tile) {  // the cp.async of one slab, as one commit group
     if (tile < kTiles) {
       if (kGuard || (tile + 1) * BK > K)
-        load_slab_async<T, BM, BN, BK, true>(stage(tile), A, lda, B, ldb, M, N, K, m0, n0, tile * BK);
+        load_slab_async<kVec, T, BM, BN, BK, true>(stage(tile), A, lda, B, ldb, M, N, K, m0, n0, tile * BK);
       else
-        load_slab_async<T, BM, BN, BK, false>(stage(tile), A, lda, B, ldb, M, N, K, m0, n0, tile * BK);
+        load_slab_async<kVec, T, BM, BN, BK, false>(stage(tile), A, lda, B, ldb, M, N, K, m0, n0, tile * BK);
     }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
@@ -167,22 +155,22 @@ __device__ __forceinline__ void block_tile(float* smem, int M, int N, int K, flo
 #pragma unroll
       for (int j = 0; j < T::kTilesN; ++j) {
         const int col = n0 + wn0 + j * kMmaN + 2 * q;
-        store2_epilogue(C + int64_t(row) * ldc + col, kGuard ? N - col : 2, alpha, rAcc[i][j][2 * h],
+        store2_epilogue<kVec>(C + int64_t(row) * ldc + col, kGuard ? N - col : 2, alpha, rAcc[i][j][2 * h],
                         rAcc[i][j][2 * h + 1], beta);
       }
     }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int Stages>
+template <bool kVec, int BM, int BN, int BK, int WM, int WN, int Stages>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, Stages>::kThreads)
 sgemm_21_mma_tf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A tile [BM][BK+4], B tile [BK][BN+8])
   const bool interior = (blockIdx.y + 1) * BM <= M && (blockIdx.x + 1) * BN <= N;
   if (interior)
-    block_tile<BM, BN, BK, WM, WN, Stages, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    block_tile<kVec, BM, BN, BK, WM, WN, Stages, false>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   else
-    block_tile<BM, BN, BK, WM, WN, Stages, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    block_tile<kVec, BM, BN, BK, WM, WN, Stages, true>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace sgemm::rung21
@@ -201,11 +189,13 @@ std::string tile() {
 }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  auto kernel = sgemm_21_mma_tf32<kBM, kBN, kBK, kWM, kWN, kStages>;
+  // 16-byte copies where every row of A, B and C is 16-byte aligned, 4-byte ones otherwise.
+  auto kernel = vec4_ok(a, nullptr) ? sgemm_21_mma_tf32<true, kBM, kBN, kBK, kWM, kWN, kStages>
+                                    : sgemm_21_mma_tf32<false, kBM, kBN, kBK, kWM, kWN, kStages>;
   if (const Status s = prepare(kernel, Config::kThreads, Config::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   const dim3 grid(ceil_div(a.N, kBN), ceil_div(a.M, kBM));
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,

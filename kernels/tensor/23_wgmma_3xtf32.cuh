@@ -105,6 +105,7 @@ __device__ __forceinline__ void split_fp32(float x, float& big, float& small) {
 
 // A (M x K, lda) -> Ahi, Alo (Mp x Kp, row length Kp), zero outside M x K. Threads: x across
 // the float4s of a row (coalesced), y across rows, looping over rows beyond the grid.
+template <bool kVec>
 __global__ void __launch_bounds__(kSplitThreadsX* kSplitThreadsY)
 split_23_wgmma_3xtf32_a(int M, int K, const float* __restrict__ A, int lda, int64_t Mp, int64_t Kp,
                         float* __restrict__ Ahi, float* __restrict__ Alo) {
@@ -113,7 +114,7 @@ split_23_wgmma_3xtf32_a(int M, int K, const float* __restrict__ A, int lda, int6
   const int col = int(vec * kVecWidth);
   for (int64_t row = int64_t(blockIdx.y) * kSplitThreadsY + threadIdx.y; row < Mp;
        row += int64_t(gridDim.y) * kSplitThreadsY) {
-    const float4 x = load4_or_zero(A + row * lda, col, K, row < M);
+    const float4 x = load4_or_zero<kVec>(A + row * lda, col, K, row < M);
     float4 hi, lo;
     split_fp32(x.x, hi.x, lo.x);
     split_fp32(x.y, hi.y, lo.y);
@@ -243,7 +244,7 @@ __device__ __forceinline__ void wgmma_m64n128k8(float (&d)[kWgmmaM * kWgmmaN / k
 // multiple of BK; the workspace rows reach Mp and Np, whole tiles. Each slab's wgmmas start from
 // zero and their sum is added to the FP32 accumulators (round-to-nearest) after the slab: the
 // tensor core's own accumulation truncates, and over all of K its error would outgrow FP32's.
-template <int BM, int BN, int BK, int Stages>
+template <bool kVec, int BM, int BN, int BK, int Stages>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kThreads, 1)
 sgemm_23_wgmma_3xtf32(int M, int N, int64_t Kp, float alpha, const float* __restrict__ gAhi,
                       const float* __restrict__ gAlo, const float* __restrict__ gBhi, const float* __restrict__ gBlo,
@@ -315,7 +316,7 @@ sgemm_23_wgmma_3xtf32(int M, int N, int64_t Kp, float alpha, const float* __rest
     for (int j = 0; j < T::kFragGroups; ++j) {
       const int col = colBase + j * kFragCols;
       const int r = j * kRegsPerFrag + half * kColsPerLane;
-      store2_epilogue(cRow + col, N - col, alpha, rAcc[r], rAcc[r + 1], beta);  // common.cuh
+      store2_epilogue<kVec>(cRow + col, N - col, alpha, rAcc[r], rAcc[r + 1], beta);  // common.cuh
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty kernel, which launch() never runs
@@ -339,7 +340,7 @@ std::string tile() {
 }
 
 bool supports(const GemmArgs& a, std::string* why) {
-  return vec4_ok(a, why) && fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
+  return fits_int32(a, why) && grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why);
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
@@ -350,7 +351,12 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return Status::kArch;  // the wgmma kernel was not compiled for sm_90a in this build
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
-  auto kernel = sgemm_23_wgmma_3xtf32<kBM, kBN, kBK, kStages>;
+  // 128-bit loads and 64-bit stores where every row of A, B and C is 16-byte aligned, 32-bit ones
+  // otherwise (only the pre-pass and the epilogue touch A, B and C; the workspace is aligned).
+  const bool vec = vec4_ok(a, nullptr);
+  auto kernel = vec ? sgemm_23_wgmma_3xtf32<true, kBM, kBN, kBK, kStages>
+                    : sgemm_23_wgmma_3xtf32<false, kBM, kBN, kBK, kStages>;
+  auto splitA = vec ? split_23_wgmma_3xtf32_a<true> : split_23_wgmma_3xtf32_a<false>;
   if (const Status s = prepare(kernel, Config::kThreads, Config::kSmemBytes, nullptr, why); s != Status::kOk) return s;
 
   // Workspace: Ahi, Alo [Mp][Kp], then Bhi, Blo [Np][Kp] (B transposed), all zero-padded.
@@ -369,7 +375,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const dim3 splitBlock(kSplitThreadsX, kSplitThreadsY);
   const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kSplitThreadsX)),
                    unsigned(std::min<int64_t>(ceil_div64(Mp, kSplitThreadsY), kMaxGridY)));
-  split_23_wgmma_3xtf32_a<<<gridA, splitBlock, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), Mp, Kp, Ahi,
+  splitA<<<gridA, splitBlock, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), Mp, Kp, Ahi,
                                                                    Alo);
   s = launch_status_after(s);
   const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));

@@ -122,6 +122,22 @@ TEST(CAbi, BadInputsReturnStatusAndDetail) {
   EXPECT_NE(std::string(sgemm_ladder_last_error()).find("unknown kernel id 16"), std::string::npos);
 }
 
+TEST(CAbi, PointersNeedOnlyAFloatsAlignment) {
+  // Any 4-byte-aligned operand is valid (the 128-bit rungs take their 32-bit path for it); one
+  // that is not even 4-byte aligned is refused before any GPU work, naming the operand.
+  const float* A = fake();
+  float* C = fake();
+  const float* odd = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(A) + 2);
+  std::string detail;
+  EXPECT_EQ(sgemm::validate(GemmArgs{8, 8, 8, 1.f, A + 1, 9, A, 8, 0.f, C + 3, 9}, &detail), sgemm::Status::kOk)
+      << detail;
+  for (int i = 0; i < sgemm_ladder_kernel_count(); ++i) {
+    const int id = sgemm_ladder_kernel_id(i);
+    EXPECT_EQ(sgemm_ladder_run(id, 8, 8, 8, 1.f, odd, 8, A, 8, 0.f, C, 8, nullptr), SGEMM_LADDER_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(sgemm_ladder_last_error()).find("A is not 4-byte aligned"), std::string::npos);
+  }
+}
+
 TEST(CAbi, EmptyProductSucceedsWithoutTouchingAnything) {
   // M = 0 or N = 0 returns before any GPU call, so it succeeds even without a device.
   for (int i = 0; i < sgemm_ladder_kernel_count(); ++i) {

@@ -18,10 +18,12 @@ std::vector<Shape> ragged_shapes() {
 }
 
 std::vector<Shape> sanitizer_shapes() {
-  // The last two are cut into stream-K shares with fix-ups on a GPU with 16 or more resident
-  // blocks (8 tiles of 8-9 slabs): one with a K tail and ragged edges, one whose tiles need no
-  // checks. Small, because racecheck's cost grows with every shared-memory access.
-  return {{1, 1, 1}, {127, 129, 65}, {129, 127, 257}, {257, 255, 31}, {33, 300, 7}, {200, 300, 264}, {256, 512, 256}};
+  // {67, 45, 33} with dense rows: leading dimensions that are not multiples of 4 (32-bit-access
+  // paths). The last two are cut into stream-K shares with fix-ups on a GPU with 16 or more
+  // resident blocks (8 tiles of 8-9 slabs): one with a K tail and ragged edges, one whose tiles
+  // need no checks. Small, because racecheck's cost grows with every shared-memory access.
+  return {{1, 1, 1},    {127, 129, 65},  {129, 127, 257},          {257, 255, 31},
+          {33, 300, 7}, {200, 300, 264}, {256, 512, 256},          {67, 45, 33, 33, 45, 45}};
 }
 
 std::vector<std::pair<float, float>> alpha_betas() { return {{1.f, 0.f}, {0.5f, 3.f}, {0.f, 1.f}, {-1.5f, 0.f}}; }

@@ -33,7 +33,7 @@ TEST_P(RungTest, WithinBoundOnUniformInputs) { check_all(GetParam(), ragged_shap
 
 TEST_P(RungTest, WithinBoundOnNormalInputsAtLargerShapes) {
   // 2117x4100x300: more than two waves of tiles for the largest tiles on an H200, ragged in M and
-  // N (rung 15 computes whole tiles first, then cuts the rest into shares).
+  // N (the stream-K rungs compute whole tiles first, then cut the rest into shares).
   check_all(GetParam(),
             {{1024, 1024, 1024}, {1000, 1030, 1100}, {2048, 512, 4100}, {520, 2056, 136}, {2117, 4100, 300}},
             InputKind::kNormal);
@@ -44,6 +44,20 @@ TEST_P(RungTest, LeadingDimensionsLargerThanTheRows) {
   for (const harness::Shape& s : ragged_shapes()) padded.push_back(with_padded_ld(s));
   check_all(GetParam(), padded, InputKind::kSmallInt);
   check_all(GetParam(), padded, InputKind::kUniform);
+}
+
+TEST_P(RungTest, AnyLeadingDimension) {
+  // Leading dimensions that are not multiples of 4: dense rows (as a contiguous tensor has) and
+  // rows a few floats longer. Rows then start off 16-byte boundaries, and the rungs that move four
+  // floats at a time take their 32-bit-access path.
+  std::vector<harness::Shape> shapes;
+  for (const harness::Shape& s : ragged_shapes()) {
+    shapes.push_back({s.M, s.N, s.K, s.K, s.N, s.N});
+    shapes.push_back({s.M, s.N, s.K, s.K + 1, s.N + 3, s.N + 1});
+  }
+  check_all(GetParam(), shapes, InputKind::kSmallInt);
+  check_all(GetParam(), {{1023, 1023, 1023, 1023, 1023, 1023}, {2117, 4099, 301, 301, 4099, 4099}},
+            InputKind::kNormal);
 }
 
 TEST_P(RungTest, BetaZeroNeverReadsC) {

@@ -43,7 +43,8 @@ std::string Config::kernel_name() const {
 std::string Config::name_expression() const {
   std::ostringstream os;
   // Rung 10 takes its tile parameters as one type, sgemm::rung10::Config<...>.
-  os << kernel_name() << "<" << (rung == 10 ? "sgemm::rung10::Config<" : "") << BM << "," << BN << "," << BK;
+  // The instance with 128-bit accesses (kVec = true); rung 10 takes its tile parameters as one type.
+  os << kernel_name() << "<true," << (rung == 10 ? "sgemm::rung10::Config<" : "") << BM << "," << BN << "," << BK;
   if (rung != 8) os << "," << WM << "," << WN;
   os << "," << TM << "," << TN;
   if (rung == 10) os << "," << Stages << "," << KU << ">";
