@@ -36,6 +36,10 @@ SGEMM_DECLARE_RUNG(rung15)
 SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
+SGEMM_DECLARE_RUNG(rung30)
+namespace sgemm::rung30 {
+const char* choice(const GemmArgs& args);
+}
 
 namespace sgemm {
 
@@ -51,7 +55,8 @@ const Precision kTf32{"tf32", kTcAcc, std::ldexp(1.0, -10) + std::ldexp(1.0, -22
 // 2^-22 of the product, so 3 * 2^-22 per product (bounded by 2^-20); three MMA additions per k.
 const Precision k3xTf32{"3xtf32", 3 * kTcAcc, std::ldexp(1.0, -20), true, false};
 
-constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Track::kTensorCore;
+constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Track::kTensorCore,
+                kDispatch = Track::kDispatch;
 constexpr int kNone = -1;  // builds on nothing
 }  // namespace
 
@@ -127,6 +132,11 @@ const std::vector<Rung>& registry() {
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a "
        "pre-pass",
        "sm_90a", "sgemm_23_wgmma_3xtf32<true", k3xTf32, &rung23::tile, &rung23::supports, &rung23::launch},
+      // ---- on top: dispatch ----
+      {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
+       "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
+       "of four tile configurations",
+       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice},
   };
   return table;
 }
@@ -153,6 +163,7 @@ const char* track_name(Track t) {
     case Track::kBaseline: return "baseline";
     case Track::kCudaCore: return "cuda-core";
     case Track::kTensorCore: return "tensor-core";
+    case Track::kDispatch: return "dispatch";
   }
   return "unknown";
 }

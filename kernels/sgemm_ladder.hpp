@@ -62,8 +62,9 @@ enum class Track : int {
   kBaseline = 0,    // cuBLAS, the yardstick
   kCudaCore = 1,    // FFMA on the CUDA cores
   kTensorCore = 2,  // mma.sync / wgmma on the tensor cores
+  kDispatch = 3,    // on top: picks a kernel per shape
 };
-const char* track_name(Track t);  // "baseline", "cuda-core", "tensor-core"
+const char* track_name(Track t);  // "baseline", "cuda-core", "tensor-core", "dispatch"
 
 // One rung of the ladder. The registry (registry.cu) is the only list of rungs: the CLI, the
 // benchmark, the tests, the C ABI, the Python package and the doc generator read it.
@@ -85,6 +86,9 @@ struct Rung {
   // Launch on `stream`; arguments are valid, supported, M,N,K >= 1 and alpha != 0. When the
   // device cannot run the rung (kDeviceLimit, kArch), `why` says which limit.
   Status (*launch)(const GemmArgs& args, cudaStream_t stream, std::string* why);
+  // For a rung that picks among kernels (the dispatch rung): the name of the one it runs for these
+  // arguments, as results record it. nullptr for the others.
+  const char* (*choice)(const GemmArgs& args) = nullptr;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).

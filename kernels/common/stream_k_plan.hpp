@@ -48,7 +48,8 @@ struct Model {
 
 struct Plan {
   Schedule sched;
-  int skBlocks;  // stream-K blocks (at most `slots`, all resident at once); 0: whole tiles only
+  int skBlocks;     // stream-K blocks (at most `slots`, all resident at once); 0: whole tiles only
+  double slabTimes;  // the model's run time: whole-tile slab-times of the busiest block
 };
 
 // The plan for `slots` resident blocks: the full waves stay whole tiles; the slabs of the tiles
@@ -56,7 +57,8 @@ struct Plan {
 // it beats a last wave of whole tiles.
 inline Plan plan(const Model& m, int64_t M, int64_t N, int64_t K, int64_t slots) {
   const int64_t tilesN = div_up(N, m.BN), tiles = div_up(M, m.BM) * tilesN, kTiles = div_up(K, m.BK);
-  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, 0};
+  const double wholeCost = double(div_up(tiles, slots) * kTiles);
+  Plan p{{int(tilesN), int(kTiles), int(tiles), 0}, 0, wholeCost};
   if (tiles % slots == 0 || kTiles < 2 * m.minSlabsPerUnit) return p;
   const int64_t dpTiles = tiles / slots * slots, skSlabs = (tiles - dpTiles) * kTiles;
   int64_t skBlocks = std::min(slots, std::max<int64_t>(1, skSlabs / m.minSlabsPerUnit));
@@ -67,12 +69,12 @@ inline Plan plan(const Model& m, int64_t M, int64_t N, int64_t K, int64_t slots)
   if (pieces >= 2 && kTiles % pieces == 0 && kTiles / pieces >= m.minSlabsPerUnit &&
       kTiles / pieces <= div_up(skSlabs, skBlocks))
     skBlocks = left * pieces;
-  const double wholeCost = double(div_up(tiles, slots) * kTiles);
   const double streamKCost = double(dpTiles / slots * kTiles) + m.slabCost * double(div_up(skSlabs, skBlocks));
   if (streamKCost >= wholeCost) return p;
   p.sched.dpTiles = int(dpTiles);
   p.sched.skSlabs = skSlabs;
   p.skBlocks = int(skBlocks);
+  p.slabTimes = streamKCost;
   return p;
 }
 

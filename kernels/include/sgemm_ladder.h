@@ -10,8 +10,8 @@
  *
  * Bad input never writes C: every check runs before any GPU work.
  * Kernel ids: 0 is the cuBLAS baseline; the rungs of the CUDA-core track are 1, 2, ...; the
- * tensor-core track starts at 21. List them with sgemm_ladder_kernel_count() and
- * sgemm_ladder_kernel_id(index). From Python, use the sgemm_ladder package, which declares
+ * tensor-core track starts at 21; 30 ("auto") picks a kernel per shape and takes any valid input.
+ * List them with sgemm_ladder_kernel_count() and sgemm_ladder_kernel_id(index). From Python, use the sgemm_ladder package, which declares
  * every argument type (int64_t leading dimensions included).
  */
 #ifndef SGEMM_LADDER_H
@@ -68,7 +68,7 @@ const char* sgemm_ladder_kernel_name(int kernel_id);
 typedef struct sgemm_ladder_kernel_desc {
   int id;
   const char* slug;    /* "07_bank_conflict_free" */
-  const char* track;   /* "baseline", "cuda-core", "tensor-core" */
+  const char* track;   /* "baseline", "cuda-core", "tensor-core", "dispatch" */
   int builds_on;       /* the id of the rung this one started from, or -1 */
   const char* title;   /* short human name */
   const char* lesson;  /* the one thing the rung changes */

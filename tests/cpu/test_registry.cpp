@@ -45,6 +45,7 @@ const char* track_folder(sgemm::Track t) {
     case sgemm::Track::kBaseline: return "baseline";
     case sgemm::Track::kCudaCore: return "ffma";
     case sgemm::Track::kTensorCore: return "tensor";
+    case sgemm::Track::kDispatch: return "dispatch";
   }
   return "?";
 }
@@ -104,6 +105,8 @@ TEST(Registry, EachTrackIsAChain) {
   EXPECT_EQ(t.at(sgemm::Track::kCudaCore).front()->id, 1);
   EXPECT_EQ(t.at(sgemm::Track::kTensorCore).front()->id, 21);
   EXPECT_LT(t.at(sgemm::Track::kCudaCore).back()->id, t.at(sgemm::Track::kTensorCore).front()->id);
+  EXPECT_EQ(t.at(sgemm::Track::kDispatch).front()->id, 30);
+  EXPECT_STREQ(sgemm::find_rung("auto")->slug, "30_auto");  // sgemm_bench --kernel auto
   // `sgemm_bench --kernel 7` is the bank-conflict lesson.
   EXPECT_STREQ(sgemm::find_rung(7)->slug, "07_bank_conflict_free");
 }
@@ -190,7 +193,7 @@ TEST(Registry, EveryRungFileIsRegistered) {
   std::set<std::string> registered;
   for (const sgemm::Rung& r : sgemm::registry()) registered.insert(r.source);
   int files = 0;
-  for (const char* folder : {"baseline", "ffma", "tensor"})
+  for (const char* folder : {"baseline", "ffma", "tensor", "dispatch"})
     for (const auto& entry : fs::directory_iterator(kKernels / folder)) {
       const std::string name = std::string(folder) + "/" + entry.path().filename().string();
       ++files;

@@ -1,0 +1,20 @@
+// The dispatch model's measured constants for the build's GPU architecture. CMake defines
+// SGEMM_DISPATCH_HEADER as tuned/dispatch_sm_<arch>.cuh for the first architecture that has one
+// (falling back to sm_90's); `sgemm_autotune --dispatch` measures and writes those files.
+#pragma once
+
+namespace sgemm::tuned {
+
+// What one candidate of the dispatch rung costs: a whole-tile slab with every resident block busy
+// (tiles; 0 for GEMV), and one launch of it on a problem too small to matter.
+struct DispatchCost {
+  double slab_ns;
+  double launch_ns;
+};
+
+}  // namespace sgemm::tuned
+
+#ifndef SGEMM_DISPATCH_HEADER
+#define SGEMM_DISPATCH_HEADER "tuned/dispatch_sm_90.cuh"
+#endif
+#include SGEMM_DISPATCH_HEADER
