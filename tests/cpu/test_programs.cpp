@@ -1,6 +1,7 @@
-// The real program, run as a user runs it, on any machine: every bad input makes sgemm_bench
+// The real programs, run as a user runs them, on any machine: every bad input makes sgemm_bench
 // exit 2 with one line on stderr and nothing on stdout, before any GPU work; without a GPU it
-// exits 3 and says there is no driver or no GPU; --version works without a driver.
+// exits 3 and says there is no driver or no GPU; --version and sgemm_autotune --help work
+// without a driver.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -78,3 +79,17 @@ TEST(BenchProgram, WithoutAGpuSaysWhy) {
 }
 
 #endif  // SGEMM_BENCH_PATH
+
+#ifdef SGEMM_AUTOTUNE_PATH
+TEST(AutotuneProgram, HelpNeedsNoDriver) {
+  const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--help"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("--confirm-sizes"), std::string::npos) << o.out;
+}
+
+TEST(AutotuneProgram, BadSizesAreUsageErrors) {
+  const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--sizes", "1024,,4096"});
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("empty item"), std::string::npos) << o.err;
+}
+#endif  // SGEMM_AUTOTUNE_PATH
