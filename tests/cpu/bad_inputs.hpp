@@ -21,7 +21,7 @@ inline const std::vector<BadInput>& bad_inputs() {
       {{"--alpha", ""}, "--alpha: empty value"},
       {{"--sizes", "1024,,2048"}, "--sizes: empty item in '1024,,2048'"},
       {{"--m", "100", "--n", "100"}, "--m requires --k"},
-      {{"--size", "1024", "--m", "100", "--n", "100", "--k", "100"}, "--size excludes --m"},
+      {{"--size", "1024", "--m", "100", "--n", "100", "--k", "100"}, "--size excludes --"},  // --m, --n or --k
       {{"--seed", "-1"}, "--seed: -1 is negative"},
       {{"--alpha", "1e40"}, "--alpha: 1e40 is not finite in FP32"},
       {{"--alpha", "nan"}, "--alpha: nan is not finite"},
