@@ -41,11 +41,13 @@ SmClockSampler::SmClockSampler(int device, cudaStream_t stream)
 }
 
 SmClockSampler::~SmClockSampler() {
-  if (thread_.joinable()) {
-    running_ = false;
-    thread_.join();
-  }
+  halt();
   if (d_probe_) cudaFree(d_probe_);
+}
+
+void SmClockSampler::halt() {
+  running_ = false;
+  if (thread_.joinable()) thread_.join();
 }
 
 const char* SmClockSampler::source() const {
@@ -71,6 +73,7 @@ int SmClockSampler::now_mhz() {
 }
 
 void SmClockSampler::start() {
+  halt();  // a row that failed between start() and stop() left its thread running
   mhz_.clear();
   if (!nvml_) {
     queue_probe(0);
@@ -94,8 +97,7 @@ ClockRange SmClockSampler::stop() {
   if (!nvml_) queue_probe(1);
   SGEMM_CUDA(cudaStreamSynchronize(stream_));
   if (nvml_) {
-    running_ = false;
-    thread_.join();
+    halt();
   } else {
     for (int slot = 0; slot < kProbeSlots; ++slot)
       if (const int mhz = probe_mhz(slot); mhz > 0) mhz_.push_back(mhz);

@@ -40,6 +40,7 @@ class SmClockSampler {
  private:
   int probe_mhz(int slot);  // reads the result of the probe queued into `slot`
   void queue_probe(int slot);
+  void halt();              // stops the sampling thread, if one runs
 
   int device_;
   cudaStream_t stream_;

@@ -23,7 +23,7 @@ std::string timing_row_name(const Rung& rung, const Shape& shape);
 std::string accuracy_row_name(const Rung& rung, InputKind kind, int64_t mn, int64_t K);
 
 // Every row in the order it runs (pass after pass when o.repetitions > 1; the accuracy sweep
-// once, after the first pass), as registered (without kRowNameSuffix).
+// once, after the last pass), as registered (without kRowNameSuffix).
 struct RowPlan {
   std::string name;
   const Rung* rung = nullptr;
