@@ -46,8 +46,8 @@ Outcome run(const std::string& program, const std::vector<std::string>& args) {
 
 #ifdef SGEMM_BENCH_PATH
 
-TEST(BenchProgram, EveryBadInputExitsTwoWithOneLineBeforeAnyGpuWork) {
-  for (const BadInput& bad : bad_inputs()) {
+TEST(BenchProgram, EveryBadInputOfTheIssueExitsTwoWithOneLineBeforeAnyGpuWork) {
+  for (const BadInput& bad : issue_bad_inputs()) {
     SCOPED_TRACE(joined(bad.args));
     const Outcome o = run(SGEMM_BENCH_PATH, bad.args);
     EXPECT_EQ(o.exit_code, 2) << o.err;
