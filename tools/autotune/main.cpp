@@ -4,8 +4,8 @@
 //   sgemm_autotune --rungs 10 --jobs 16     only rung 10 (the others keep their current values)
 //
 // Run-time compilation: each candidate is compiled from the rung's own file (the registry's
-// source of the rung) while the tuner runs, so the build (and CI) never compiles the search space, and a new GPU is tuned without
-// touching CMake. By default the compiler is nvcc, the one that builds the library: NVRTC's code
+// source of the rung) while the tuner runs, so the build (and CI) never compiles the search
+// space, and a new GPU is tuned without touching CMake. By default the compiler is nvcc, the one that builds the library: NVRTC's code
 // for the same source differs (64-bit shared-memory address arithmetic, other register
 // allocation) by up to 12% either way (exp35), enough to rank the shipped kernels wrongly.
 // --compiler nvrtc ranks with NVRTC (no nvcc needed, a little faster) and rebuilds the finalists
@@ -25,12 +25,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,7 +38,6 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/cli.hpp"
-
 #include "harness/cuda_check.hpp"
 #include "harness/device_info.hpp"
 #include "harness/problem.hpp"
