@@ -106,7 +106,7 @@ void report_row(benchmark::State& state, const RowCounters& c) {
 std::string TableReporter::header_line(size_t name_width) {
   std::ostringstream os;
   os << std::left << std::setw(int(name_width)) << "rung / name" << std::right << std::setw(16) << "M x N x K"
-     << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << std::setw(24) << "% cuBLAS [95% interval]" << "  "
+     << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << std::setw(26) << "% cuBLAS [95% interval]" << "  "
      << std::left << std::setw(7) << "verdict" << std::right << std::setw(10) << "rel_err" << std::setw(9)
      << "verified" << std::setw(11) << "SM MHz";
   return os.str();
@@ -119,7 +119,7 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
   std::ostringstream os;
   os << std::left << std::setw(int(name_width)) << name.substr(0, name_width - 1) << std::right << std::setw(16)
      << shape_text(c) << std::setw(10) << std::fixed << std::setprecision(3) << c.ms << std::setw(10)
-     << std::setprecision(0) << c.gflops << std::setw(24) << pct << "  " << std::left << std::setw(7)
+     << std::setprecision(0) << c.gflops << std::setw(26) << pct << "  " << std::left << std::setw(7)
      << (timed ? verdict(c.pct_cublas_lo, c.pct_cublas_hi) : "") << std::right << std::setw(10)
      << (c.checked ? sci(c.rel_err) : "-") << std::setw(9) << (!c.checked ? "skipped" : c.verified ? "yes" : "NO")
      << std::setw(11) << clock_text(c);
