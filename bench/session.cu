@@ -3,24 +3,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <thread>
 
 #include "harness/cuda_check.hpp"
-#include "harness/report.hpp"
+#include "harness/stats.hpp"
 
 namespace sgemm::bench {
 
 using namespace sgemm::harness;
 
 namespace {
-
-std::string row_name(const Rung& r, const Shape& s) {
-  std::string n = std::string("rung") + r.slug + "/" + std::to_string(s.M) + "x" + std::to_string(s.N) +
-                  "x" + std::to_string(s.K);
-  const Shape d = with_default_ld({s.M, s.N, s.K, 0, 0, 0});
-  if (s.lda != d.lda || s.ldb != d.ldb || s.ldc != d.ldc)
-    n += "/ld" + std::to_string(s.lda) + "_" + std::to_string(s.ldb) + "_" + std::to_string(s.ldc);
-  return n;
-}
 
 RowCounters counters_for(const Rung& r, const Shape& s) {
   RowCounters c;
@@ -32,13 +24,14 @@ RowCounters counters_for(const Rung& r, const Shape& s) {
   return c;
 }
 
-// Hand the timed launches to Google Benchmark (one iteration each) and fill in the timing
-// counters: the median, the sample count, GFLOP/s.
-void record_samples(benchmark::State& state, const std::vector<double>& samples, RowCounters* c) {
-  size_t i = 0;
-  for (auto _ : state) state.SetIterationTime(samples[i++ % samples.size()] * 1e-3);
-  c->ms = median(samples);
-  c->samples = int(samples.size());
+// The figures of the first contender's launches: median, quartiles, count, GFLOP/s.
+void set_time_counters(const Rounds& rounds, RowCounters* c) {
+  const std::vector<double> ms = rounds.all(0);
+  c->ms = median(ms);
+  c->ms_q1 = quantile(ms, 0.25);
+  c->ms_q3 = quantile(ms, 0.75);
+  c->samples = int(ms.size());
+  c->rounds = int(rounds.ms[0].size());
   c->gflops = gflops(c->M, c->N, c->K, c->ms);
 }
 
@@ -50,20 +43,19 @@ std::string shape_key(const Shape& s, InputKind kind, bool rotate) {
 
 Session::Session(Options options, DeviceInfo device) : o_(std::move(options)), dev_(std::move(device)) {
   SGEMM_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  // cuBLAS is the yardstick of every row: always measured, always listed first.
-  if (std::find(o_.kernels.begin(), o_.kernels.end(), 0) == o_.kernels.end())
-    o_.kernels.insert(o_.kernels.begin(), 0);
+  clocks_ = std::make_unique<SmClockSampler>(dev_.device, stream_);
 }
 
 Session::~Session() {
   problem_.reset();
+  clocks_.reset();
   if (stream_) cudaStreamDestroy(stream_);
 }
 
 std::string Session::preflight() {
   try {
     problem_for(with_default_ld({8, 8, 8, 0, 0, 0}), InputKind::kSmallInt, false);
-    for (int id : o_.kernels) {
+    for (int id : timed_kernels(o_)) {
       const Rung* r = find_rung(id);
       std::string detail;
       const Status s = run(id, problem_->args(0), stream_, &detail);
@@ -118,131 +110,125 @@ VerifyResult Session::verify_launch(Problem& p, const Precision& precision,
   return verify(p, precision);
 }
 
-VerifyResult Session::verify_rung(const Rung& rung, Problem& p) {
-  return verify_launch(p, rung.precision, [&](std::string* detail) { return run(rung.id, p.args(0), stream_, detail); });
-}
-
-Session::Tf32Baseline Session::cublas_tf32_on(Problem& p, const std::string& key, const Precision& precision,
-                                              int launches) {
-  Tf32Baseline& b = cublas_tf32_[key];
-  if (b.rel_err < 0)
-    b.rel_err = verify_launch(p, precision, [&](std::string* detail) {
-                  const Status s = cublas_tf32(p.args(0), stream_);
-                  if (s != Status::kOk) *detail = std::string("cuBLAS TF32: ") + status_string(s);
-                  return s;
-                }).rel_err;
-  if (launches > 0 && b.ms < 0) {
-    const auto ms = time_launches([&](int set) { return cublas_tf32(p.args(set), stream_); }, p.sets(), launches,
-                                  {o_.warmup}, stream_);
-    b.ms = median(ms);
-  }
-  return b;
-}
-
-double Session::cublas_ms(const Shape& shape) {
-  const std::string key = shape.str();
-  auto it = cublas_ms_.find(key);
-  if (it != cublas_ms_.end()) return it->second;
-  // Only reached when the cuBLAS row was filtered out: measure it here on the same inputs.
-  constexpr int kBaselineLaunches = 50;
-  Problem& p = problem_for(shape, o_.input, true);
-  const auto ms = time_launches([&](int set) { return run(0, p.args(set), stream_); }, p.sets(),
-                                kBaselineLaunches, {o_.warmup}, stream_);
-  return cublas_ms_[key] = median(ms);
-}
-
-void Session::run_row(benchmark::State& state, const std::string& name, const Rung& rung,
-                      const Shape& shape) {
-  try {
-    Problem& p = problem_for(shape, o_.input, true);
-    RowCounters c = counters_for(rung, shape);
-    c.checked = o_.check;
-    if (o_.check) {
-      auto v = verified_.find(name);
-      if (v == verified_.end())
-        v = verified_.emplace(name, verify_rung(rung, p)).first;
-      if (!v->second.ok) {
-        verification_failed_ = true;
-        std::fprintf(stderr, "sgemm_bench: %s: %s\n", name.c_str(), v->second.summary().c_str());
-      }
-      c.verified = v->second.ok;
-      c.rel_err = v->second.rel_err;
-      c.max_abs_err = v->second.max_abs_err;
-    }
-    const int count = int(std::max<benchmark::IterationCount>(state.max_iterations, 1));
-    const auto samples = time_launches([&](int set) { return run(rung.id, p.args(set), stream_); },
-                                       p.sets(), count, {o_.warmup}, stream_);
-    c.sm_clock_mhz = current_sm_clock_mhz(dev_.device);
-    record_samples(state, samples, &c);
-    if (rung.id == 0) cublas_ms_[shape.str()] = c.ms;
-    c.pct_cublas = c.ms > 0 ? 100.0 * cublas_ms(shape) / c.ms : 0.0;
-    if (!c.fp32_accurate) {  // also against cuBLAS's TF32 GEMM, same inputs, same timing
-      const Tf32Baseline b = cublas_tf32_on(p, shape_key(shape, o_.input, true), rung.precision, count);
-      c.pct_cublas_tf32 = c.ms > 0 ? 100.0 * b.ms / c.ms : 0.0;
-      c.cublas_tf32_rel_err = b.rel_err;
-    }
-    set_counters(state, c);
-  } catch (const OutOfMemory& e) {
-    fail(state, name, e.what(), true);
-  } catch (const std::exception& e) {
-    fail(state, name, e.what(), false);
-  }
-}
-
-void Session::run_accuracy(benchmark::State& state, const std::string& name, const Rung& rung, int64_t K,
-                           InputKind kind) {
-  try {
-    const Shape shape = with_default_ld({o_.accuracy_mn, o_.accuracy_mn, K, 0, 0, 0});
-    Problem& p = problem_for(shape, kind, false);
-    const VerifyResult v = verify_rung(rung, p);
-    if (!v.ok) {
+void Session::verify_row(const std::string& name, const Rung& rung, Problem& p, RowCounters* c) {
+  auto v = verified_.find(name);
+  if (v == verified_.end()) {
+    const VerifyResult result = verify_launch(
+        p, rung.precision, [&](std::string* detail) { return run(rung.id, p.args(0), stream_, detail); });
+    v = verified_.emplace(name, result).first;
+    if (!result.ok) {
       verification_failed_ = true;
-      std::fprintf(stderr, "sgemm_bench: %s: %s\n", name.c_str(), v.summary().c_str());
+      std::fprintf(stderr, "sgemm_bench: %s: %s\n", name.c_str(), result.summary().c_str());
     }
-    const auto samples = time_launches([&](int) { return run(rung.id, p.args(0), stream_); }, 1,
-                                       int(std::max<benchmark::IterationCount>(state.max_iterations, 1)),
-                                       {1}, stream_);
-    RowCounters c = counters_for(rung, shape);
-    c.verified = v.ok;
-    c.rel_err = v.rel_err;
-    c.max_abs_err = v.max_abs_err;
-    record_samples(state, samples, &c);
-    if (!c.fp32_accurate) c.cublas_tf32_rel_err = cublas_tf32_on(p, shape_key(shape, kind, false), rung.precision, 0).rel_err;
-    set_counters(state, c);
-    state.counters["accuracy_sweep"] = 1;
-    state.counters["input_normal"] = kind == InputKind::kNormal ? 1 : 0;
+  }
+  c->verified = v->second.ok;
+  c->rel_err = v->second.rel_err;
+  c->max_abs_err = v->second.max_abs_err;
+}
+
+double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
+  const auto it = cublas_tf32_rel_err_.find(key);
+  if (it != cublas_tf32_rel_err_.end()) return it->second;
+  return cublas_tf32_rel_err_[key] = verify_launch(p, precision, [&](std::string* detail) {
+                                       const Status s = cublas_tf32(p.args(0), stream_);
+                                       if (s != Status::kOk) *detail = std::string("cuBLAS TF32: ") + status_string(s);
+                                       return s;
+                                     }).rel_err;
+}
+
+bool Session::clock_ok(const ClockRange& clock) const {
+  return clock.min_mhz > 0 && clock.min_mhz >= o_.clock_threshold_pct / 100.0 * dev_.sm_clock_max_mhz;
+}
+
+void Session::set_clock_counters(const ClockRange& clock, RowCounters* c) const {
+  c->sm_clock_mhz = clock.median_mhz;
+  c->sm_clock_min_mhz = clock.min_mhz;
+  c->sm_clock_max_mhz = clock.max_mhz;
+  c->clock_ok = clock_ok(clock);
+}
+
+Session::Measured Session::measure(const std::vector<LaunchFn>& contenders, int sets, const RoundsPlan& plan) {
+  Measured m;
+  for (int attempt = 0;; ++attempt) {
+    m.rounds = time_interleaved(contenders, sets, plan, stream_, clocks_.get());
+    m.remeasured = attempt;
+    // An unknown clock (no sample) is not flagged as low: measuring again would not tell more.
+    const bool unknown = m.rounds.clock.min_mhz <= 0;
+    if (unknown || clock_ok(m.rounds.clock) || attempt == kMaxRemeasures) return m;
+    std::this_thread::sleep_for(kThrottlePause);  // let the GPU cool and its clock recover
+  }
+}
+
+void Session::run_row(benchmark::State& state, const RowPlan& row) {
+  const Rung& rung = *row.rung;
+  try {
+    Problem& p = problem_for(row.shape, o_.input, true);
+    RowCounters c = counters_for(rung, row.shape);
+    c.checked = o_.check;
+    if (o_.check) verify_row(row.name, rung, p, &c);
+    // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
+    // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM: interleaved, same inputs.
+    std::vector<LaunchFn> contenders = {[&](int set) { return run(rung.id, p.args(set), stream_); },
+                                        [&](int set) { return run(0, p.args(set), stream_); }};
+    if (!c.fp32_accurate) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
+    RoundsPlan plan;
+    plan.warm.warmup = o_.warmup;
+    plan.rounds = o_.rounds;
+    plan.per_round = o_.repeat;
+    plan.min_seconds = o_.min_time;
+    const Measured m = measure(contenders, p.sets(), plan);
+    set_time_counters(m.rounds, &c);
+    c.cublas_ms = median(m.rounds.all(1));
+    const std::vector<double> pct = m.rounds.pct_per_round(0, 1);
+    const Interval ci = median_interval(pct);
+    c.pct_cublas = median(pct);
+    c.pct_cublas_lo = ci.lo;
+    c.pct_cublas_hi = ci.hi;
+    set_clock_counters(m.rounds.clock, &c);
+    c.remeasured = m.remeasured;
+    if (!c.fp32_accurate) {
+      c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
+      c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, true), rung.precision);
+    }
+    report_row(state, c);
   } catch (const OutOfMemory& e) {
-    fail(state, name, e.what(), true);
+    fail(state, row.name, e.what(), true);
   } catch (const std::exception& e) {
-    fail(state, name, e.what(), false);
+    fail(state, row.name, e.what(), false);
+  }
+}
+
+void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
+  const Rung& rung = *row.rung;
+  try {
+    Problem& p = problem_for(row.shape, row.kind, false);
+    RowCounters c = counters_for(rung, row.shape);
+    verify_row(row.name, rung, p, &c);
+    RoundsPlan plan;  // a few launches on one input set: the accuracy sweep is not a timing
+    plan.warm.warmup = 1;
+    plan.rounds = 1;
+    plan.per_round = 3;
+    const Rounds rounds = time_interleaved({[&](int) { return run(rung.id, p.args(0), stream_); }}, 1, plan,
+                                           stream_, clocks_.get());
+    set_time_counters(rounds, &c);
+    set_clock_counters(rounds.clock, &c);
+    if (!c.fp32_accurate) c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, shape_key(row.shape, row.kind, false), rung.precision);
+    report_row(state, c);
+    state.counters["accuracy_sweep"] = 1;
+    state.counters["input_normal"] = row.kind == InputKind::kNormal ? 1 : 0;
+  } catch (const OutOfMemory& e) {
+    fail(state, row.name, e.what(), true);
+  } catch (const std::exception& e) {
+    fail(state, row.name, e.what(), false);
   }
 }
 
 void Session::register_benchmarks() {
-  for (const Shape& shape : o_.shapes)
-    for (int id : o_.kernels) {
-      const Rung* rung = find_rung(id);
-      const std::string name = row_name(*rung, shape);
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, name, rung, shape](benchmark::State& st) {
-        run_row(st, name, *rung, shape);
-      });
-      b->UseManualTime()->Unit(benchmark::kMillisecond);
-      if (o_.repeat > 0) b->Iterations(o_.repeat);
-      else b->MinTime(o_.min_time);
-    }
-  if (!o_.accuracy_sweep) return;
-  for (int64_t K : o_.accuracy_ks)
-    for (InputKind kind : {InputKind::kUniform, InputKind::kNormal})
-      for (int id : o_.kernels) {
-        const Rung* rung = find_rung(id);
-        const std::string name = std::string("accuracy/") + rung->slug + "/" + input_kind_name(kind) +
-                                 "/" + std::to_string(o_.accuracy_mn) + "x" + std::to_string(o_.accuracy_mn) +
-                                 "x" + std::to_string(K);
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, name, rung, K, kind](benchmark::State& st) {
-          run_accuracy(st, name, *rung, K, kind);
-        });
-        b->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
-      }
+  for (const RowPlan& row : plan_rows(o_))
+    register_row(row.name, [this, row](benchmark::State& st) {
+      if (row.accuracy) run_accuracy(st, row);
+      else run_row(st, row);
+    });
 }
 
 }  // namespace sgemm::bench

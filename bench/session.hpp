@@ -1,17 +1,22 @@
-// One sgemm_bench run: owns the current problem, the cuBLAS baseline per shape, and the
-// Google Benchmark functions that verify and time each (rung, shape) row.
+// One sgemm_bench run: owns the current problem and the Google Benchmark functions that verify
+// and time each row (rows.hpp: every rung at every shape, interleaved with cuBLAS).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "harness/cli.hpp"
+#include "harness/clocks.hpp"
 #include "harness/device_info.hpp"
 #include "harness/problem.hpp"
+#include "harness/report.hpp"
+#include "harness/rows.hpp"
 #include "harness/timing.hpp"
 #include "harness/verify.hpp"
 
@@ -22,8 +27,7 @@ class Session {
   Session(harness::Options options, harness::DeviceInfo device);
   ~Session();
 
-  // Registers every row with Google Benchmark, in order: for each shape, cuBLAS then the rungs;
-  // then the accuracy sweep when asked for.
+  // Registers every row of harness::plan_rows() with Google Benchmark, in that order.
   void register_benchmarks();
 
   // Tiny launch of every requested rung: an architecture mismatch is found before timing.
@@ -33,34 +37,44 @@ class Session {
   const std::map<std::string, std::string>& errors() const { return errors_; }
   bool verification_failed() const { return verification_failed_; }
   bool device_failed() const { return device_failed_; }
+  harness::SmClockSampler& clocks() { return *clocks_; }
+
+  // A row whose SM clock fell below the threshold is measured again after this pause, at most
+  // this many more times (throttle recovery, as nvbench does it).
+  static constexpr std::chrono::seconds kThrottlePause{1};
+  static constexpr int kMaxRemeasures = 2;
 
  private:
-  void run_row(benchmark::State& state, const std::string& name, const Rung& rung, const harness::Shape& shape);
-  void run_accuracy(benchmark::State& state, const std::string& name, const Rung& rung, int64_t K,
-                    harness::InputKind kind);
+  struct Measured {
+    harness::Rounds rounds;
+    int remeasured = 0;
+  };
+
+  void run_row(benchmark::State& state, const harness::RowPlan& row);
+  void run_accuracy(benchmark::State& state, const harness::RowPlan& row);
   harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, bool rotate);
-  double cublas_ms(const harness::Shape& shape);
+  // The interleaved measurement, repeated while the SM clock stays below the threshold.
+  Measured measure(const std::vector<harness::LaunchFn>& contenders, int sets, const harness::RoundsPlan& plan);
+  bool clock_ok(const harness::ClockRange& clock) const;
+  void set_clock_counters(const harness::ClockRange& clock, harness::RowCounters* c) const;
   // Poison C of set 0, run `launch` (it may fill the detail of a failure), wait, verify.
   harness::VerifyResult verify_launch(harness::Problem& p, const Precision& precision,
                                       const std::function<Status(std::string*)>& launch);
-  harness::VerifyResult verify_rung(const Rung& rung, harness::Problem& p);
-  // cuBLAS's TF32 GEMM on the problem `key` names (the comparison for rungs that are not
-  // FP32-accurate): its rel_err and, when `launches` > 0, its median time. Cached per key.
-  struct Tf32Baseline {
-    double rel_err = -1, ms = -1;
-  };
-  Tf32Baseline cublas_tf32_on(harness::Problem& p, const std::string& key, const Precision& precision,
-                              int launches);
+  // The rung's verification of row `name` (cached: later passes reuse it); fills c's error fields.
+  void verify_row(const std::string& name, const Rung& rung, harness::Problem& p, harness::RowCounters* c);
+  // cuBLAS's TF32 GEMM on the problem `key` names: its rel_err (the comparison for rungs that
+  // are not FP32-accurate). Cached per key.
+  double cublas_tf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
   void fail(benchmark::State& state, const std::string& name, const std::string& message, bool device_problem);
 
   harness::Options o_;
   harness::DeviceInfo dev_;
   cudaStream_t stream_ = nullptr;
+  std::unique_ptr<harness::SmClockSampler> clocks_;
   std::unique_ptr<harness::Problem> problem_;
   std::string problem_key_;
-  std::map<std::string, double> cublas_ms_;              // shape -> median ms
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
-  std::map<std::string, Tf32Baseline> cublas_tf32_;       // problem key -> cuBLAS TF32 figures
+  std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
   std::map<std::string, std::string> errors_;
   bool verification_failed_ = false;
   bool device_failed_ = false;

@@ -4,10 +4,12 @@
 //   sgemm_bench --kernel 7 --size 8192
 //   sgemm_bench --list
 //   sgemm_bench --sizes 256,512,1024 --json results.json
+//   sgemm_bench --sizes 1024,4096 --repetitions 5     five passes; medians and intervals over them
 //   sgemm_bench --soak 5                 random shapes and rungs for 5 minutes, every result verified
 //
 // Usage errors are found before any GPU work (exit 2). Exit 1: a verification failed.
 // Exit 3: no usable CUDA device, a kernel not built for it, or out of device memory.
+// What every figure means: docs/measuring.md.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "harness/cli.hpp"
 #include "harness/device_info.hpp"
 #include "harness/report.hpp"
+#include "harness/rows.hpp"
 #include "harness/timing.hpp"
 #include "session.hpp"
 #include "soak.hpp"
@@ -31,21 +34,53 @@ using namespace sgemm::harness;
 
 namespace {
 
-std::string header_text(const DeviceInfo& d) {
+std::string header_text(const DeviceInfo& d, const Options& o, const char* clock_source) {
   const auto ctx = context_pairs(d);
   std::string h = "SGEMM Ladder on " + d.name + " (" + d.arch() + ", " + std::to_string(d.sm_count) +
                   " SMs, max SM clock " + std::to_string(d.sm_clock_max_mhz) + " MHz)";
   for (const auto& kv : ctx)
     if (kv.first == "driver_version" || kv.first == "cuda_runtime" || kv.first == "cublas_version")
       h += ", " + kv.first + " " + kv.second;
-  return h + "\nTimes are medians of launches between CUDA events, inputs rotated past L2; "
-             "% cuBLAS is cuBLAS (FP32, pedantic, no TF32) measured in this run on the same inputs.";
+  char rule[160];
+  std::snprintf(rule, sizeof rule, "%.0f%% of %d MHz", o.clock_threshold_pct, d.sm_clock_max_mhz);
+  return h + "\nms: median of launches between CUDA events, inputs rotated past L2. % cuBLAS: median over " +
+         std::to_string(o.rounds) + " rounds of the rung interleaved with cuBLAS (FP32, pedantic, no TF32) on the " +
+         "same inputs, [95% interval]; \"faster\"/\"slower\" only where the interval excludes 100%.\nSM MHz: clock "
+         "range over the row (" + clock_source + "); rows below " + rule + " are measured again, then flagged.";
+}
+
+// The Google Benchmark context block: machine, software, and how the figures were measured.
+void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session& session, const std::string& command) {
+  for (const auto& kv : context_pairs(dev)) benchmark::AddCustomContext(kv.first, kv.second);
+  benchmark::AddCustomContext("sm_clock_at_start_mhz", std::to_string(session.clocks().now_mhz()));
+  benchmark::AddCustomContext("sm_clock_source", session.clocks().source());
+  try {
+    benchmark::AddCustomContext("copy_bandwidth_gbs", std::to_string(int(copy_bandwidth_gbs(nullptr))));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgemm_bench: copy bandwidth not measured: %s\n", e.what());
+  }
+  benchmark::AddCustomContext("cublas_baseline", "cublasGemmEx_64, CUBLAS_COMPUTE_32F_PEDANTIC, "
+                                                 "CUBLAS_PEDANTIC_MATH: pure FP32, TF32 never used");
+  benchmark::AddCustomContext("timing", "each launch between its own CUDA events, queued back to back, inputs "
+                                        "rotated through sets larger than 2x L2; per row, rounds of the rung's "
+                                        "launches interleaved with cuBLAS's (order alternating)");
+  benchmark::AddCustomContext("interval", "95% distribution-free order-statistic interval of the median "
+                                          "(per row: over rounds; aggregates: over repetitions)");
+  benchmark::AddCustomContext("rounds", std::to_string(o.rounds));
+  benchmark::AddCustomContext("repetitions", std::to_string(o.repetitions));
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%g", o.clock_threshold_pct);
+  benchmark::AddCustomContext("clock_threshold_pct", threshold);
+  benchmark::AddCustomContext("input", input_kind_name(o.input));
+  benchmark::AddCustomContext("sgemm_ladder_version", SGEMM_LADDER_VERSION);
+  benchmark::AddCustomContext("sgemm_ladder_git", SGEMM_LADDER_GIT);
+  benchmark::AddCustomContext("command", command);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ParseResult parsed = parse_cli(argc, argv);
+  ParseResult parsed = parse_cli(argc, argv, "sgemm_bench " SGEMM_LADDER_VERSION " (" SGEMM_LADDER_GIT ")");
   if (parsed.exit_code >= 0) {
     std::fprintf(parsed.exit_code == kExitOk ? stdout : stderr, "%s\n", parsed.output.c_str());
     return parsed.exit_code;
@@ -76,40 +111,15 @@ int main(int argc, char** argv) {
   }
   session.register_benchmarks();
 
-  // Google Benchmark gets its own flags, plus the JSON file when asked for.
-  std::vector<std::string> bargs = {argv[0]};
-  if (!o.json.empty()) {
-    bargs.push_back("--benchmark_out=" + o.json);
-    bargs.push_back("--benchmark_out_format=json");
-  }
-  bargs.insert(bargs.end(), o.benchmark_args.begin(), o.benchmark_args.end());
-  std::vector<char*> bargv;
-  for (std::string& a : bargs) bargv.push_back(a.data());
-  int bargc = int(bargv.size());
-  benchmark::Initialize(&bargc, bargv.data());
-
-  for (const auto& kv : context_pairs(dev)) benchmark::AddCustomContext(kv.first, kv.second);
-  benchmark::AddCustomContext("sm_clock_at_start_mhz", std::to_string(current_sm_clock_mhz(dev.device)));
-  try {
-    benchmark::AddCustomContext("copy_bandwidth_gbs", std::to_string(int(copy_bandwidth_gbs(nullptr))));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sgemm_bench: copy bandwidth not measured: %s\n", e.what());
-  }
-  benchmark::AddCustomContext("cublas_baseline", "cublasGemmEx_64, CUBLAS_COMPUTE_32F_PEDANTIC, "
-                                                 "CUBLAS_PEDANTIC_MATH: pure FP32, TF32 never used");
-  benchmark::AddCustomContext("timing", "median of launches each between its own CUDA events, queued "
-                                        "back to back, inputs rotated through sets larger than 2x L2");
-  benchmark::AddCustomContext("input", input_kind_name(o.input));
-  benchmark::AddCustomContext("sgemm_ladder_git", SGEMM_LADDER_GIT);
   const std::string command = reproduce_command(o, "sgemm_bench");
-  benchmark::AddCustomContext("command", command);
-
-  TableReporter table(header_text(dev), &session.errors());
-  benchmark::RunSpecifiedBenchmarks(&table);
+  add_context(dev, o, session, command);
+  run_rows(o, header_text(dev, o, session.clocks().source()), &session.errors());
   benchmark::Shutdown();
 
-  std::printf("\nReproduce: %s\n", command.c_str());
-  if (!o.json.empty()) std::printf("JSON written to %s\n", o.json.c_str());
+  // The table goes with these lines on stdout; a JSON or CSV stdout stays parseable.
+  std::FILE* notes = o.format == "console" ? stdout : stderr;
+  std::fprintf(notes, "\nReproduce: %s\n", command.c_str());
+  if (!o.out_path.empty()) std::fprintf(notes, "Results written to %s\n", o.out_path.c_str());
   if (session.device_failed()) return kExitDevice;
   if (session.verification_failed() || !session.errors().empty()) {
     std::fprintf(stderr, "sgemm_bench: at least one row failed (see above)\n");

@@ -1,7 +1,8 @@
 # Third-party dependencies: the installed package first (Debian/Ubuntu: libgtest-dev,
-# libbenchmark-dev, libcli11-dev), FetchContent as the fallback. On an offline machine point
-# the fallback at a local checkout: -DFETCHCONTENT_SOURCE_DIR_GOOGLETEST=/path/to/googletest
-# (likewise _BENCHMARK, _CLI11). Nothing of these libraries is committed here. The fallback
+# libbenchmark-dev, libcli11-dev, nlohmann-json3-dev), FetchContent as the fallback. On an
+# offline machine point the fallback at a local checkout:
+# -DFETCHCONTENT_SOURCE_DIR_GOOGLETEST=/path/to/googletest (likewise _BENCHMARK, _CLI11,
+# _NLOHMANN_JSON). Nothing of these libraries is committed here. The fallback
 # downloads release tags from GitHub (no hash is pinned: this machine cannot verify one).
 include(FetchContent)
 
@@ -29,4 +30,13 @@ if(SGEMM_LADDER_BUILD_BENCH OR SGEMM_LADDER_BUILD_TESTS)
     URL https://github.com/CLIUtils/CLI11/archive/refs/tags/v2.4.2.tar.gz
     FIND_PACKAGE_ARGS NAMES CLI11)
   FetchContent_MakeAvailable(cli11)
+endif()
+
+# nlohmann-json: every JSON the C++ code writes (the autotuner's results) or reads (the tests).
+if(SGEMM_LADDER_BUILD_TESTS OR SGEMM_LADDER_BUILD_TOOLS)
+  FetchContent_Declare(nlohmann_json
+    URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz
+    FIND_PACKAGE_ARGS 3 CONFIG)
+  set(JSON_Install OFF CACHE BOOL "" FORCE)
+  FetchContent_MakeAvailable(nlohmann_json)
 endif()

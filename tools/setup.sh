@@ -21,7 +21,7 @@ if ! command -v nvcc >/dev/null 2>&1; then
   exit 1
 fi
 
-packages=(cmake ninja-build g++ git libgtest-dev libbenchmark-dev libcli11-dev python3-venv)
+packages=(cmake ninja-build g++ git libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

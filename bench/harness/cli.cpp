@@ -1,10 +1,22 @@
 #include "cli.hpp"
 
-#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <iomanip>
+#include <limits>
+#include <regex>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+
+#include "rows.hpp"
 
 namespace sgemm::harness {
 
@@ -14,53 +26,143 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// Every item between separators, empty ones included (so that "1024,,2048" can be refused).
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
+  size_t start = 0;
+  for (size_t pos; (pos = s.find(sep, start)) != std::string::npos; start = pos + 1)
+    out.push_back(s.substr(start, pos - start));
+  out.push_back(s.substr(start));
   return out;
 }
 
-std::string valid_kernels() {
-  std::string s;
-  for (const Rung& r : registry()) s += (s.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.slug + ")";
-  return s;
+// The checks below say "" for a good value, else why not (CLI11 puts the option's name first).
+using Problem = std::function<std::string(const std::string&)>;
+
+std::string integer_problem(const std::string& text, int64_t lo, int64_t hi) {
+  if (text.empty()) return "empty value";
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+    return "'" + text + "' is not a number";
+  if (errno == ERANGE) return text + " is out of range (|value| < 2^63)";
+  if (v < lo) return lo == 0 ? text + " is negative" : text + " is below " + std::to_string(lo);
+  if (v > hi) return text + " is above " + std::to_string(hi);
+  return "";
 }
 
-int64_t parse_size(const std::string& text, const char* what) {
-  size_t pos = 0;
-  long long v = 0;
+// A finite real number, put in *value.
+std::string real_problem(const std::string& text, double* value) {
+  if (text.empty()) return "empty value";
+  char* end = nullptr;
+  *value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+    return "'" + text + "' is not a number";
+  if (!std::isfinite(*value)) return text + " is not finite";
+  return "";
+}
+
+Problem integer_from(int64_t lo, int64_t hi = std::numeric_limits<int>::max()) {
+  return [lo, hi](const std::string& t) { return integer_problem(t, lo, hi); };
+}
+
+// A real number with `ok(value)`, which `rule` names ("must be > 0").
+Problem real_where(bool (*ok)(double), const std::string& rule) {
+  return [ok, rule](const std::string& t) {
+    double v = 0;
+    const std::string p = real_problem(t, &v);
+    if (!p.empty()) return p;
+    return ok(v) ? std::string() : t + " " + rule;
+  };
+}
+
+std::string fp32_problem(const std::string& text) {
+  double v = 0;
+  const std::string p = real_problem(text, &v);
+  if (!p.empty()) return p;
+  return std::fabs(v) <= FLT_MAX ? "" : text + " is not finite in FP32 (|value| <= 3.4e38)";
+}
+
+std::string kernel_problem(const std::string& key) {
+  if (find_rung(key)) return "";
+  std::string valid;
+  for (const Rung& r : registry()) valid += (valid.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.slug + ")";
+  return "unknown kernel '" + key + "'; valid kernels: " + valid;
+}
+
+std::string shape_problem(const std::string& text) {
+  const std::vector<std::string> dims = split(text, 'x');
+  if (dims.size() != 3) return "'" + text + "' is not of the form MxNxK";
+  for (const std::string& d : dims)
+    if (std::string p = integer_problem(d, 0, kInt64Max); !p.empty()) return p + " in '" + text + "'";
+  return "";
+}
+
+// Each comma-separated item of a list passes `item`; an empty item is refused.
+Problem list_of(Problem item) {
+  return [item](const std::string& text) {
+    for (const std::string& piece : split(text, ','))
+      if (std::string p = piece.empty() ? "empty item" : item(piece); !p.empty())
+        return p + (text.find(',') == std::string::npos ? "" : " in '" + text + "'");
+    return std::string();
+  };
+}
+
+// Found out now, before any GPU work: a path Google Benchmark could not open would only fail
+// after the run. An existing file is opened for append (left as it is); a new one is created
+// and removed again.
+std::string unwritable_problem(const std::string& path) {
+  if (path.empty()) return "empty value";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "'" + path + "' is a directory";
+  const bool existed = std::filesystem::exists(path, ec);
+  errno = 0;
+  if (!std::ofstream(path, std::ios::app))
+    return "cannot write '" + path + "'" + (errno ? std::string(" (") + std::strerror(errno) + ")" : "");
+  if (!existed) std::filesystem::remove(path, ec);
+  return "";
+}
+
+// --benchmark_filter: Google Benchmark's syntax (POSIX extended, a leading '-' negates).
+std::string filter_problem(const std::string& filter) {
+  if (filter.empty()) return "empty value";
   try {
-    v = std::stoll(text, &pos);
-  } catch (const std::exception&) {
-    throw UsageError(std::string(what) + " '" + text + "' is not a number");
+    std::regex(filter[0] == '-' ? filter.substr(1) : filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    return "'" + filter + "' is not a valid regular expression (" + e.what() + ")";
   }
-  if (pos != text.size()) throw UsageError(std::string(what) + " '" + text + "' is not a number");
-  if (v < 0) throw UsageError(std::string(what) + " " + text + " is negative; sizes must be >= 0");
-  return v;
+  return "";
 }
 
-std::vector<int> parse_kernels(const std::vector<std::string>& items) {
-  std::vector<int> ids;
-  for (const std::string& group : items)
-    for (const std::string& key : split(group, ',')) {
-      const Rung* r = find_rung(key);
-      if (!r) throw UsageError("unknown kernel '" + key + "'; valid kernels: " + valid_kernels());
-      ids.push_back(r->id);
-    }
-  return ids;
+// --benchmark_min_time: seconds, with Google Benchmark 1.8's optional "s" (dropped here).
+std::string min_time_problem(std::string& text) {
+  if (!text.empty() && text.back() == 'x') return "'" + text + "': an iteration count; sgemm_bench takes --repeat N";
+  if (!text.empty() && text.back() == 's') text.pop_back();
+  return real_where([](double v) { return v > 0; }, "must be > 0 seconds")(text);
+}
+
+CLI::Validator validator(Problem problem) {
+  return CLI::Validator([problem](std::string& v) { return problem(v); }, "");
 }
 
 // A stand-in 16-byte-aligned device pointer so that validate() and supports() check shapes and
 // leading dimensions before anything is allocated.
 float* placeholder_ptr() { return reinterpret_cast<float*>(uintptr_t{256}); }
 
+// A hand check: whether a shape is valid for every requested rung depends on the registry's
+// supports(), which CLI11 cannot see when it checks one option.
 void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, float beta) {
   GemmArgs a{s.M, s.N, s.K, alpha, placeholder_ptr(), s.lda, placeholder_ptr(), s.ldb,
              beta, placeholder_ptr(), s.ldc};
   std::string detail;
   if (validate(a, &detail) != Status::kOk) throw UsageError(s.str() + ": " + detail);
+  // One rotation set and the FP64 reference (value and magnitude) must be countable in bytes too.
+  const long double bytes = 4.0L * ((long double)s.M * s.lda + (long double)s.K * s.ldb + (long double)s.M * s.ldc) +
+                            16.0L * (long double)s.M * s.N;
+  if (bytes > (long double)kInt64Max) throw UsageError(s.str() + ": the operands and the FP64 reference need more than 2^63 bytes");
   for (int id : kernels) {
     const Rung* r = find_rung(id);
     std::string why;
@@ -69,7 +171,24 @@ void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, f
   }
 }
 
+int64_t to_int(const std::string& text) { return std::stoll(text); }
+
+// The Google Benchmark flags sgemm_bench takes; any other --benchmark_* is refused.
+const char* const kBenchmarkFlags =
+    "--benchmark_filter, --benchmark_format, --benchmark_out, --benchmark_out_format, "
+    "--benchmark_min_time, --benchmark_repetitions, --benchmark_counters_tabular, --benchmark_list_tests";
+
 }  // namespace
+
+std::string size_list_problem(const std::string& text, int64_t min) {
+  return list_of(integer_from(min, kInt64Max))(text);
+}
+
+std::vector<int64_t> parse_size_list(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split(text, ',')) out.push_back(to_int(item));
+  return out;
+}
 
 std::string list_table() {
   // Columns as wide as their longest entry plus two spaces, so a long tile never runs into the
@@ -88,47 +207,107 @@ std::string list_table() {
   return os.str();
 }
 
-ParseResult parse_cli(int argc, const char* const* argv) {
+ParseResult parse_cli(int argc, const char* const* argv, const std::string& version_line) {
   ParseResult res;
   Options& o = res.options;
   CLI::App app{"sgemm_bench: the SGEMM Ladder, each rung timed against cuBLAS and verified against FP64",
                "sgemm_bench"};
-  app.allow_extras();
+  app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
+  app.set_version_flag("--version", version_line);
   std::vector<std::string> kernel_args, size_list, shape_list;
   std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s;
-  app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)");
-  app.add_option("--size", size_s, "M = N = K");
-  app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")->delimiter(',');
-  app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
-      ->delimiter(',');
-  app.add_option("--m", m_s, "rows of A and C");
-  app.add_option("--n", n_s, "columns of B and C");
-  app.add_option("--k", k_s, "columns of A, rows of B");
-  app.add_option("--alpha", o.alpha, "alpha (default 1)");
-  app.add_option("--beta", o.beta, "beta (default 0)");
-  app.add_option("--lda", lda_s, "leading dimension of A (default: K rounded up to 4)");
-  app.add_option("--ldb", ldb_s, "leading dimension of B (default: N rounded up to 4)");
-  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N rounded up to 4)");
-  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int");
-  app.add_option("--seed", o.seed, "input seed");
-  app.add_option("--warmup", o.warmup, "warm-up launches per row (default 5)");
-  app.add_option("--repeat", o.repeat, "timed launches per row (default: as many as fit in --min-time)");
-  app.add_option("--min-time", o.min_time, "seconds per row when --repeat is not given (default 0.25)");
+  bool list_tests = false;
+  const auto size = validator(integer_from(0, kInt64Max));
+  app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
+      ->check(validator(list_of(kernel_problem)));
+  CLI::Option* size_opt = app.add_option("--size", size_s, "M = N = K")->check(size);
+  CLI::Option* sizes_opt = app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")
+                               ->check(validator([](const std::string& t) { return size_list_problem(t); }));
+  CLI::Option* shapes_opt =
+      app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
+          ->check(validator(list_of(shape_problem)));
+  CLI::Option* m_opt = app.add_option("--m", m_s, "rows of A and C (with --n and --k)")->check(size);
+  CLI::Option* n_opt = app.add_option("--n", n_s, "columns of B and C (with --m and --k)")->check(size);
+  CLI::Option* k_opt = app.add_option("--k", k_s, "columns of A, rows of B (with --m and --n)")->check(size);
+  for (CLI::Option* dim : {m_opt, n_opt, k_opt}) {
+    for (CLI::Option* other : {m_opt, n_opt, k_opt})
+      if (other != dim) dim->needs(other);
+    dim->excludes(size_opt)->excludes(sizes_opt)->excludes(shapes_opt);
+  }
+  app.add_option("--alpha", o.alpha, "alpha (default 1)")->check(validator(fp32_problem));
+  app.add_option("--beta", o.beta, "beta (default 0)")->check(validator(fp32_problem));
+  app.add_option("--lda", lda_s, "leading dimension of A (default: K rounded up to 4)")->check(size);
+  app.add_option("--ldb", ldb_s, "leading dimension of B (default: N rounded up to 4)")->check(size);
+  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N rounded up to 4)")->check(size);
+  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int")
+      ->check(CLI::IsMember({"uniform", "normal", "small_int"}));
+  app.add_option("--seed", o.seed, "input seed")->check(validator(integer_from(0, kInt64Max)));
+  app.add_option("--warmup", o.warmup, "warm-up launches of each kernel per row (default 5)")
+      ->check(validator(integer_from(0)));
+  app.add_option("--repeat", o.repeat,
+                 "timed launches of each kernel per round (default: as many as fill --min-time)")
+      ->check(validator(integer_from(1)));
+  CLI::Option* min_time_opt =
+      app.add_option("--min-time", o.min_time, "seconds of the rung's timed launches per row (default 0.25)")
+          ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
+  app.add_option("--rounds", o.rounds,
+                 "rounds of interleaved rung and cuBLAS launches per row (default 9; at least 6, the fewest "
+                 "that give a 95% interval of the median)")
+      ->check(validator(integer_from(6)));
+  CLI::Option* reps_opt =
+      app.add_option("--repetitions", o.repetitions, "passes over the whole sweep; rows get the median and interval "
+                                                     "over the passes (default 1)")
+          ->check(validator(integer_from(1)));
+  app.add_option("--clock-threshold", o.clock_threshold_pct,
+                 "PCT: a row whose SM clock fell below PCT% of the GPU's max SM clock is measured again (up to "
+                 "twice, after a pause) and flagged if it stays low (default 90)")
+      ->check(validator(real_where([](double v) { return v >= 0 && v <= 100; }, "is not a percentage (0-100)")));
   app.add_flag("--no-check", "skip verification against the FP64 reference");
   app.add_flag("--list", o.list, "list the rungs and exit");
-  app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
-  app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default 256,...,16384)");
-  app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default 1024)");
-  app.add_option("--json", o.json, "write Google Benchmark JSON with the GPU context to FILE");
-  app.add_option("--soak", o.soak_minutes, "soak: random shapes, alpha/beta and rungs for MINUTES, all verified");
-  app.add_option("--inject-fault", o.fault, "run a deliberately broken kernel (fault-lab builds): oob-read, oob-write, race");
-  app.footer("Google Benchmark flags (--benchmark_filter, --benchmark_repetitions, ...) are passed through.\n"
-             "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no usable GPU / kernel not built for it.");
+  CLI::Option* sweep_opt =
+      app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
+  app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default 256,...,16384)")
+      ->check(validator([](const std::string& t) { return size_list_problem(t, 1); }))
+      ->needs(sweep_opt);
+  app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default 1024)")
+      ->check(validator(integer_from(1, kInt64Max)))
+      ->needs(sweep_opt);
+  const auto writable = validator(unwritable_problem);
+  CLI::Option* json_opt =
+      app.add_option("--json", o.out_path, "write the results (Google Benchmark JSON with the GPU context) to FILE")
+          ->check(writable);
+  app.add_option("--soak", o.soak_minutes, "soak: random shapes, alpha/beta and rungs for MINUTES, all verified")
+      ->check(validator(real_where([](double v) { return v >= 0; }, "must be >= 0 minutes")));
+  app.add_option("--inject-fault", o.fault, "run a deliberately broken kernel (fault-lab builds): oob-read, oob-write, race")
+      ->check(CLI::IsMember({"oob-read", "oob-write", "race"}));
+  // Google Benchmark's flags, as options of our own: each is honoured here or mapped onto ours.
+  app.add_option("--benchmark_filter", o.filter, "run the rows whose names match this regular expression")
+      ->check(validator(filter_problem));
+  app.add_option("--benchmark_format", o.format, "stdout: console (the table), json or csv")
+      ->check(CLI::IsMember({"console", "json", "csv"}));
+  CLI::Option* out_opt = app.add_option("--benchmark_out", o.out_path, "write the results to FILE")->check(writable);
+  CLI::Option* out_format_opt =
+      app.add_option("--benchmark_out_format", o.out_format, "format of --benchmark_out: json (default), csv, console")
+          ->check(CLI::IsMember({"json", "csv", "console"}))
+          ->needs(out_opt);
+  json_opt->excludes(out_opt)->excludes(out_format_opt);
+  app.add_option("--benchmark_min_time", o.min_time, "the same as --min-time (a trailing 's' is accepted)")
+      ->transform(CLI::Validator(min_time_problem, ""))
+      ->excludes(min_time_opt);
+  app.add_option("--benchmark_repetitions", o.repetitions, "the same as --repetitions")
+      ->check(validator(integer_from(1)))
+      ->excludes(reps_opt);
+  app.add_flag("--benchmark_counters_tabular", o.counters_tabular,
+               "console: Google Benchmark's own table, every counter in a column");
+  app.add_flag("--benchmark_list_tests", list_tests, "list the rows this command would run, and exit");
+  app.footer(std::string("Other --benchmark_* flags are refused; these are taken: ") + kBenchmarkFlags +
+             ".\nExit codes: 0 ok, 1 verification failed, 2 usage error, 3 no usable GPU / kernel not built for it.");
   try {
     app.parse(argc, argv);
     for (const std::string& extra : app.remaining()) {
-      if (extra.rfind("--benchmark_", 0) == 0) o.benchmark_args.push_back(extra);
-      else throw UsageError("unknown option or argument '" + extra + "' (see --help)");
+      if (extra.rfind("--benchmark_", 0) == 0)
+        throw UsageError("'" + extra + "' is not a Google Benchmark flag sgemm_bench takes (" + kBenchmarkFlags + ")");
+      throw UsageError("unknown option or argument '" + extra + "' (see --help)");
     }
     if (o.list) {
       res.exit_code = kExitOk;
@@ -136,55 +315,48 @@ ParseResult parse_cli(int argc, const char* const* argv) {
       return res;
     }
     o.check = app.count("--no-check") == 0;
-    if (input_s == "uniform") o.input = InputKind::kUniform;
-    else if (input_s == "normal") o.input = InputKind::kNormal;
-    else if (input_s == "small_int") o.input = InputKind::kSmallInt;
-    else throw UsageError("--input '" + input_s + "' is not one of uniform, normal, small_int");
-    if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
-    if (o.repeat < 0) throw UsageError("--repeat must be >= 0");
-    if (!(o.min_time > 0)) throw UsageError("--min-time must be > 0");
-    if (o.soak_minutes < 0) throw UsageError("--soak must be >= 0 minutes");
-
-    o.kernels = kernel_args.empty() ? std::vector<int>{} : parse_kernels(kernel_args);
+    o.input = input_s == "normal" ? InputKind::kNormal : input_s == "small_int" ? InputKind::kSmallInt : InputKind::kUniform;
+    for (const std::string& group : kernel_args)
+      for (const std::string& key : split(group, ',')) o.kernels.push_back(find_rung(key)->id);
     if (o.kernels.empty())
       for (const Rung& r : registry()) o.kernels.push_back(r.id);
 
-    std::vector<int64_t> squares;
-    if (!size_s.empty()) squares.push_back(parse_size(size_s, "--size"));
-    for (const std::string& s : size_list) squares.push_back(parse_size(s, "--sizes"));
     std::vector<Shape> wanted;
-    for (int64_t sq : squares) wanted.push_back({sq, sq, sq, 0, 0, 0});
-    for (const std::string& text : shape_list) {
-      const std::vector<std::string> dims = split(text, 'x');
-      if (dims.size() != 3) throw UsageError("--shapes '" + text + "' is not of the form MxNxK");
-      wanted.push_back({parse_size(dims[0], "--shapes M"), parse_size(dims[1], "--shapes N"),
-                        parse_size(dims[2], "--shapes K"), 0, 0, 0});
-    }
-    const bool any_mnk = !m_s.empty() || !n_s.empty() || !k_s.empty();
-    if (any_mnk && wanted.size() > 1) throw UsageError("--m/--n/--k cannot be combined with --sizes or --shapes");
+    if (!size_s.empty()) wanted.push_back({to_int(size_s), to_int(size_s), to_int(size_s), 0, 0, 0});
+    for (const std::string& group : size_list)
+      for (int64_t sq : parse_size_list(group)) wanted.push_back({sq, sq, sq, 0, 0, 0});
+    for (const std::string& group : shape_list)
+      for (const std::string& text : split(group, ',')) {
+        const std::vector<std::string> dims = split(text, 'x');
+        wanted.push_back({to_int(dims[0]), to_int(dims[1]), to_int(dims[2]), 0, 0, 0});
+      }
+    if (!m_s.empty()) wanted.push_back({to_int(m_s), to_int(n_s), to_int(k_s), 0, 0, 0});
     if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
     for (Shape s : wanted) {
-      if (!m_s.empty()) s.M = parse_size(m_s, "--m");
-      if (!n_s.empty()) s.N = parse_size(n_s, "--n");
-      if (!k_s.empty()) s.K = parse_size(k_s, "--k");
-      if (!lda_s.empty()) s.lda = parse_size(lda_s, "--lda");
-      if (!ldb_s.empty()) s.ldb = parse_size(ldb_s, "--ldb");
-      if (!ldc_s.empty()) s.ldc = parse_size(ldc_s, "--ldc");
+      if (!lda_s.empty()) s.lda = to_int(lda_s);
+      if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
+      if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
       s = with_default_ld(s);
       check_shape(s, o.kernels, o.alpha, o.beta);
       o.shapes.push_back(s);
     }
-    if (o.accuracy_sweep) {
-      o.accuracy_ks = {256, 512, 1024, 2048, 4096, 8192, 16384};
-      if (!ks_s.empty()) {
-        o.accuracy_ks.clear();
-        for (const std::string& k : split(ks_s, ',')) o.accuracy_ks.push_back(parse_size(k, "--accuracy-ks"));
-      }
-      if (o.accuracy_mn <= 0) throw UsageError("--accuracy-mn must be > 0");
+    if (o.accuracy_sweep)
+      o.accuracy_ks = ks_s.empty() ? std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384} : parse_size_list(ks_s);
+    const std::vector<std::string> rows = selected_row_names(o, o.filter);
+    if (rows.empty())
+      throw UsageError("--benchmark_filter='" + o.filter + "' matches no row (--benchmark_list_tests lists them)");
+    if (list_tests) {
+      res.exit_code = kExitOk;
+      for (const std::string& name : rows) res.output += (res.output.empty() ? "" : "\n") + name;
+      return res;
     }
   } catch (const CLI::CallForHelp&) {
     res.exit_code = kExitOk;
     res.output = app.help();
+    return res;
+  } catch (const CLI::CallForVersion& e) {
+    res.exit_code = kExitOk;
+    res.output = e.what();
     return res;
   } catch (const CLI::ParseError& e) {
     res.exit_code = kExitUsage;
@@ -219,8 +391,10 @@ std::string reproduce_command(const Options& o, const std::string& program) {
      << " --seed " << o.seed << " --warmup " << o.warmup;
   if (o.repeat) os << " --repeat " << o.repeat;
   else os << " --min-time " << o.min_time;
+  os << " --rounds " << o.rounds << " --clock-threshold " << o.clock_threshold_pct;
+  if (o.repetitions > 1) os << " --repetitions " << o.repetitions;
   if (!o.check) os << " --no-check";
-  for (const std::string& b : o.benchmark_args) os << " " << b;
+  if (!o.filter.empty()) os << " '--benchmark_filter=" << o.filter << "'";
   return os.str();
 }
 

@@ -24,31 +24,43 @@ struct Options {
   InputKind input = InputKind::kUniform;
   uint64_t seed = 42;
   int warmup = 5;
-  int repeat = 0;                    // 0: as many as fit in min_time (Google Benchmark decides)
-  double min_time = 0.25;            // seconds per row when repeat == 0
+  int repeat = 0;                    // timed launches of each kernel per round; 0: from min_time
+  double min_time = 0.25;            // seconds of the rung's timed launches per row (repeat == 0)
+  int rounds = 9;                    // R: rounds of interleaved rung / cuBLAS launches per row
+  int repetitions = 1;               // passes over the whole sweep
+  double clock_threshold_pct = 90;   // rows whose SM clock fell below this % of the max: re-measured, flagged
   bool check = true;                 // verify every rung against the FP64 reference
   bool list = false;
   bool accuracy_sweep = false;       // error against FP64 over K for every rung
   std::vector<int64_t> accuracy_ks;  // K values of the sweep
   int64_t accuracy_mn = 1024;        // M = N of the sweep
-  std::string json;                  // --json FILE
+  std::string out_path;              // results file (--json FILE, or --benchmark_out=FILE)
+  std::string out_format = "json";   // its format: json, csv, console (--benchmark_out_format)
+  std::string format = "console";    // stdout: console (sgemm_bench's table), json, csv (--benchmark_format)
+  bool counters_tabular = false;     // console: Google Benchmark's table of every counter instead
+  std::string filter;                // --benchmark_filter: rows to run (regular expression)
   std::string fault;                 // --inject-fault KIND (fault-lab builds only)
   double soak_minutes = 0;           // --soak MINUTES: random verified GEMMs for this long
-  std::vector<std::string> benchmark_args;  // --benchmark_* passed to Google Benchmark
 };
 
 struct ParseResult {
   int exit_code = -1;   // -1: go on and run; otherwise exit with this code
-  std::string output;   // what to print (help, --list table, or the one-line error)
+  std::string output;   // what to print (help, version, --list table, row names, or the one-line error)
   Options options;
 };
 
-ParseResult parse_cli(int argc, const char* const* argv);
+// `version_line` is what --version prints ("sgemm_bench 0.1.0 (<git describe>)").
+ParseResult parse_cli(int argc, const char* const* argv, const std::string& version_line = "sgemm_bench");
 
 // The --list table: id, slug, lesson, tile.
 std::string list_table();
 
 // The fully explicit command line that reproduces a run with these options.
 std::string reproduce_command(const Options& o, const std::string& program);
+
+// Comma-separated lists of sizes, as the command lines of sgemm_bench and sgemm_autotune take
+// them: "" when `text` is one (no empty item, every item an integer >= `min`), else why not.
+std::string size_list_problem(const std::string& text, int64_t min = 0);
+std::vector<int64_t> parse_size_list(const std::string& text);  // of a text size_list_problem accepts
 
 }  // namespace sgemm::harness

@@ -2,71 +2,63 @@
 
 #include <dlfcn.h>
 
-#include <cstdio>
-
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
+#include "nvml.hpp"
 
 namespace sgemm::harness {
 
 namespace {
 
-// The handful of NVML entry points we need, loaded from the driver's libnvidia-ml at run time
-// so that the build needs no NVML headers or stubs.
-struct Nvml {
-  using InitFn = int (*)();
-  using HandleFn = int (*)(const char*, void**);
-  using ClockFn = int (*)(void*, int, unsigned*);
-  using DriverFn = int (*)(char*, unsigned);
-  HandleFn by_pci = nullptr;
-  ClockFn clock = nullptr;
-  DriverFn driver = nullptr;
-  bool ok = false;
-  Nvml() {
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return;
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    by_pci = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    driver = reinterpret_cast<DriverFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-    ok = init && by_pci && clock && driver && init() == 0;
-  }
-  static const Nvml& get() {
-    static const Nvml n;
-    return n;
-  }
-};
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
-constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
-constexpr int kFp32LanesPerSm = 128;
+// The CUDA runtime reports a missing driver as "CUDA driver version is insufficient for CUDA
+// runtime version": loading the driver library ourselves tells the two cases apart.
+std::string driver_load_error() {
+  void* so = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    const char* why = dlerror();
+    return why ? why : "dlopen failed";
+  }
+  dlclose(so);
+  return "";
+}
 
 }  // namespace
 
-double DeviceInfo::fp32_peak_gflops(int clock_mhz) const {
-  return double(sm_count) * kFp32LanesPerSm * 2.0 * clock_mhz * 1e-3;
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  switch (cc_major) {
+    case 6: return cc_minor == 0 ? 64 : 128;  // P100: 64; consumer Pascal: 128
+    case 7: return 64;                        // Volta, Turing
+    case 8: return cc_minor == 0 ? 64 : 128;  // A100: 64; consumer and embedded Ampere, Ada: 128
+    default: return 128;                      // Maxwell, Hopper, Blackwell and newer
+  }
+}
+
+double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz) {
+  return double(fp32_lanes_per_sm(cc_major, cc_minor)) * sm_count * 2.0 * clock_mhz * 1e-3;
+}
+
+double DeviceInfo::fp32_peak_gflops() const {
+  return harness::fp32_peak_gflops(cc_major, cc_minor, sm_count, sm_clock_max_mhz);
 }
 
 std::string device_problem() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess)
-    return std::string("no usable CUDA device: ") + cudaGetErrorName(err) + " (" +
-           cudaGetErrorString(err) + ")";
-  if (n == 0) return "no usable CUDA device: cudaGetDeviceCount found none";
-  return "";
-}
-
-int current_sm_clock_mhz(int device) {
-  const Nvml& nv = Nvml::get();
-  if (!nv.ok) return -1;
-  char bus[64];
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) return -1;
-  void* h = nullptr;
-  unsigned mhz = 0;
-  if (nv.by_pci(bus, &h) != 0 || nv.clock(h, kNvmlClockSm, &mhz) != 0) return -1;
-  return int(mhz);
+  if (err == cudaSuccess && n > 0) return "";
+  if (err == cudaSuccess || err == cudaErrorNoDevice) return "no CUDA GPU found (the NVIDIA driver sees no device)";
+  if (const std::string why = driver_load_error(); !why.empty()) return "no NVIDIA driver found (" + why + ")";
+  if (err == cudaErrorInsufficientDriver) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    return "the NVIDIA driver supports CUDA " + cuda_version_text(driver) + ", older than this build's CUDA " +
+           cuda_version_text(runtime) + ": update the driver";
+  }
+  return std::string("no usable CUDA device: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
 }
 
 DeviceInfo query_device() {
@@ -88,19 +80,17 @@ DeviceInfo query_device() {
   d.mem_clock_max_mhz = khz / 1000;
   SGEMM_CUDA(cudaDriverGetVersion(&d.driver_version));
   SGEMM_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
-  cublasGetProperty(MAJOR_VERSION, &khz);
-  int minor = 0, patch = 0;
+  int major = 0, minor = 0, patch = 0;
+  cublasGetProperty(MAJOR_VERSION, &major);
   cublasGetProperty(MINOR_VERSION, &minor);
   cublasGetProperty(PATCH_LEVEL, &patch);
-  d.cublas_version = khz * 10000 + minor * 100 + patch;
-  const Nvml& nv = Nvml::get();
-  char buf[96] = {};
-  if (nv.ok && nv.driver(buf, sizeof buf) == 0) d.driver_string = buf;
+  d.cublas_version = major * 10000 + minor * 100 + patch;
+  d.driver_string = nvml::driver_version();
   return d;
 }
 
 std::vector<std::pair<std::string, std::string>> context_pairs(const DeviceInfo& d) {
-  auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  const std::string peak = std::to_string(int(d.fp32_peak_gflops()));
   return {
       {"gpu_name", d.name},
       {"gpu_arch", d.arch()},
@@ -109,13 +99,15 @@ std::vector<std::pair<std::string, std::string>> context_pairs(const DeviceInfo&
       {"mem_clock_max_mhz", std::to_string(d.mem_clock_max_mhz)},
       {"l2_bytes", std::to_string(d.l2_bytes)},
       {"global_mem_bytes", std::to_string(d.global_mem_bytes)},
-      {"driver_version", d.driver_string.empty() ? ver(d.driver_version) : d.driver_string},
-      {"cuda_driver_api", ver(d.driver_version)},
-      {"cuda_runtime", ver(d.runtime_version)},
+      {"driver_version", d.driver_string.empty() ? cuda_version_text(d.driver_version) : d.driver_string},
+      {"cuda_driver_api", cuda_version_text(d.driver_version)},
+      {"cuda_runtime", cuda_version_text(d.runtime_version)},
       {"cublas_version", std::to_string(d.cublas_version / 10000) + "." +
                              std::to_string(d.cublas_version / 100 % 100) + "." +
                              std::to_string(d.cublas_version % 100)},
-      {"fp32_peak_gflops_at_max_clock", std::to_string(int(d.fp32_peak_gflops(d.sm_clock_max_mhz)))},
+      {"fp32_lanes_per_sm", std::to_string(fp32_lanes_per_sm(d.cc_major, d.cc_minor))},
+      {"fp32_peak_gflops", peak},
+      {"fp32_peak_gflops_at_max_clock", peak},  // the same figure under the name older tools read
   };
 }
 

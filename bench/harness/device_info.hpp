@@ -1,4 +1,5 @@
-// What every result file records about the machine: GPU, clocks, driver, CUDA, cuBLAS.
+// What every result file records about the machine: GPU, clocks, driver, CUDA, cuBLAS, and the
+// FP32 peak the GPU could reach.
 #pragma once
 
 #include <cstdint>
@@ -8,12 +9,20 @@
 
 namespace sgemm::harness {
 
+// FP32 FMA lanes per SM (FFMA results per clock per SM) by compute capability, from the CUDA C++
+// Programming Guide's table of arithmetic instruction throughput: 64 on sm_60, sm_7x and sm_80;
+// 128 on sm_5x, sm_61/62, sm_86/87/89, sm_90, sm_100/103, sm_120, and on unknown newer GPUs.
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+
+// FP32 peak in GFLOP/s: lanes per SM x SMs x 2 flops per FMA x clock.
+double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz);
+
 struct DeviceInfo {
   int device = 0;
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_max_mhz = 0;    // cudaDevAttrClockRate
+  int sm_clock_max_mhz = 0;    // cudaDevAttrClockRate: the highest SM clock the GPU runs at
   int mem_clock_max_mhz = 0;
   int64_t l2_bytes = 0;
   int64_t global_mem_bytes = 0;
@@ -23,18 +32,16 @@ struct DeviceInfo {
   int cublas_version = 0;
   std::string driver_string;   // "580.159.04" from NVML when available
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
-  // FP32 FFMA peak at the given clock: SMs x 128 lanes x 2 flops x clock.
-  double fp32_peak_gflops(int clock_mhz) const;
+  double fp32_peak_gflops() const;  // at sm_clock_max_mhz
 };
 
-// Why no device is usable ("" when one is): no device, driver too old, etc.
+// Why no device is usable, in one line ("" when one is): "no NVIDIA driver found" when the
+// driver library cannot be loaded, "no CUDA GPU found" when the driver sees no device, a driver
+// older than the runtime, or the CUDA error.
 std::string device_problem();
 
 // Reads the current device; call only when device_problem() is empty.
 DeviceInfo query_device();
-
-// The SM clock right now, in MHz, from NVML (loaded at run time; -1 when unavailable).
-int current_sm_clock_mhz(int device);
 
 // Key/value pairs for the results' context block.
 std::vector<std::pair<std::string, std::string>> context_pairs(const DeviceInfo& d);

@@ -1,102 +1,274 @@
 #include "report.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <sstream>
+#include <type_traits>
+
+#include "stats.hpp"
 
 namespace sgemm::harness {
 
+namespace {
+
+enum class When { kAlways, kWhenSet };  // kWhenSet: written only when the value is >= 0
+
+// Calls f(name, member, when) for every counter of a row: the one list behind set_counters,
+// counters_of and counter_names.
+template <class Counters, class F>
+void for_each_counter(Counters& c, F&& f) {
+  f("rung", c.rung, When::kAlways);
+  f("M", c.M, When::kAlways);
+  f("N", c.N, When::kAlways);
+  f("K", c.K, When::kAlways);
+  f("GFLOPS", c.gflops, When::kAlways);
+  f("pct_cublas", c.pct_cublas, When::kAlways);
+  f("pct_cublas_lo", c.pct_cublas_lo, When::kAlways);
+  f("pct_cublas_hi", c.pct_cublas_hi, When::kAlways);
+  f("cublas_ms", c.cublas_ms, When::kAlways);
+  f("rel_err", c.rel_err, When::kAlways);
+  f("verified", c.verified, When::kAlways);
+  f("checked", c.checked, When::kAlways);
+  f("ms", c.ms, When::kAlways);
+  f("ms_q1", c.ms_q1, When::kAlways);
+  f("ms_q3", c.ms_q3, When::kAlways);
+  f("samples", c.samples, When::kAlways);
+  f("rounds", c.rounds, When::kAlways);
+  f("max_abs_err", c.max_abs_err, When::kAlways);
+  f("sm_clock_mhz", c.sm_clock_mhz, When::kAlways);
+  f("sm_clock_min_mhz", c.sm_clock_min_mhz, When::kAlways);
+  f("sm_clock_max_mhz", c.sm_clock_max_mhz, When::kAlways);
+  f("clock_ok", c.clock_ok, When::kAlways);
+  f("remeasured", c.remeasured, When::kAlways);
+  f("fp32_accurate", c.fp32_accurate, When::kAlways);
+  f("pct_cublas_tf32", c.pct_cublas_tf32, When::kWhenSet);
+  f("cublas_tf32_rel_err", c.cublas_tf32_rel_err, When::kWhenSet);
+}
+
+std::string shape_text(const RowCounters& c) {
+  return std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K);
+}
+
+std::string clock_text(const RowCounters& c) {
+  if (c.sm_clock_min_mhz <= 0) return "?";
+  if (c.sm_clock_min_mhz == c.sm_clock_max_mhz) return std::to_string(c.sm_clock_min_mhz);
+  return std::to_string(c.sm_clock_min_mhz) + "-" + std::to_string(c.sm_clock_max_mhz);
+}
+
+std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", v);
+  return text;
+}
+
+}  // namespace
+
 void set_counters(benchmark::State& state, const RowCounters& c) {
-  state.counters["rung"] = c.rung;
-  state.counters["M"] = double(c.M);
-  state.counters["N"] = double(c.N);
-  state.counters["K"] = double(c.K);
-  state.counters["GFLOPS"] = c.gflops;
-  state.counters["pct_cublas"] = c.pct_cublas;
-  state.counters["rel_err"] = c.rel_err;
-  state.counters["verified"] = c.verified ? 1 : 0;
-  state.counters["checked"] = c.checked ? 1 : 0;
-  state.counters["ms"] = c.ms;
-  state.counters["samples"] = c.samples;
-  state.counters["max_abs_err"] = c.max_abs_err;
-  state.counters["sm_clock_mhz"] = c.sm_clock_mhz;
-  state.counters["fp32_accurate"] = c.fp32_accurate ? 1 : 0;
-  if (c.pct_cublas_tf32 >= 0) state.counters["pct_cublas_tf32"] = c.pct_cublas_tf32;
-  if (c.cublas_tf32_rel_err >= 0) state.counters["cublas_tf32_rel_err"] = c.cublas_tf32_rel_err;
+  for_each_counter(c, [&](const char* name, const auto& value, When when) {
+    const double v = double(value);
+    if (!std::isfinite(v) || (when == When::kWhenSet && v < 0)) return;
+    state.counters[name] = v;
+  });
 }
 
 RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run) {
   RowCounters c;
-  auto get = [&](const char* k) {
-    auto it = run.counters.find(k);
-    return it == run.counters.end() ? 0.0 : double(it->second.value);
-  };
-  c.rung = int(get("rung"));
-  c.M = int64_t(get("M"));
-  c.N = int64_t(get("N"));
-  c.K = int64_t(get("K"));
-  c.gflops = get("GFLOPS");
-  c.pct_cublas = get("pct_cublas");
-  c.rel_err = get("rel_err");
-  c.verified = get("verified") != 0;
-  c.checked = get("checked") != 0;
-  c.ms = get("ms");
-  c.samples = int(get("samples"));
-  c.max_abs_err = get("max_abs_err");
-  c.sm_clock_mhz = int(get("sm_clock_mhz"));
-  c.fp32_accurate = run.counters.count("fp32_accurate") == 0 || get("fp32_accurate") != 0;
-  if (run.counters.count("pct_cublas_tf32")) c.pct_cublas_tf32 = get("pct_cublas_tf32");
-  if (run.counters.count("cublas_tf32_rel_err")) c.cublas_tf32_rel_err = get("cublas_tf32_rel_err");
+  for_each_counter(c, [&](const char* name, auto& value, When) {
+    const auto it = run.counters.find(name);
+    if (it != run.counters.end()) value = static_cast<std::decay_t<decltype(value)>>(it->second.value);
+  });
   return c;
 }
 
-std::string TableReporter::header_line() {
+std::vector<std::string> counter_names() {
+  std::vector<std::string> names;
+  RowCounters c;
+  for_each_counter(c, [&](const char* name, auto&, When) { names.push_back(name); });
+  for (const char* name : kAccuracyCounters) names.push_back(name);
+  return names;
+}
+
+void register_row(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::move(fn))
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+void report_row(benchmark::State& state, const RowCounters& c) {
+  for (auto _ : state) state.SetIterationTime(c.ms * 1e-3);
+  set_counters(state, c);
+}
+
+std::string TableReporter::header_line(size_t name_width) {
   std::ostringstream os;
-  os << std::left << std::setw(38) << "rung / name" << std::right << std::setw(18) << "M x N x K"
-     << std::setw(11) << "ms" << std::setw(11) << "GFLOP/s" << std::setw(10) << "% cuBLAS"
-     << std::setw(11) << "rel_err" << std::setw(10) << "verified" << std::setw(8) << "MHz";
+  os << std::left << std::setw(int(name_width)) << "rung / name" << std::right << std::setw(16) << "M x N x K"
+     << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << std::setw(26) << "% cuBLAS [95% interval]" << "  "
+     << std::left << std::setw(7) << "verdict" << std::right << std::setw(10) << "rel_err" << std::setw(9)
+     << "verified" << std::setw(11) << "SM MHz";
   return os.str();
 }
 
-std::string TableReporter::row_line(const std::string& name, const RowCounters& c) {
+std::string TableReporter::row_line(const std::string& name, const RowCounters& c, size_t name_width) {
+  const bool timed = c.pct_cublas_hi > 0;  // accuracy-sweep rows are not compared with cuBLAS
+  char pct[64] = "-";
+  if (timed) std::snprintf(pct, sizeof pct, "%.1f [%.1f, %.1f]", c.pct_cublas, c.pct_cublas_lo, c.pct_cublas_hi);
   std::ostringstream os;
-  const std::string shape = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K);
-  char err[32];
-  std::snprintf(err, sizeof err, "%.2e", c.rel_err);
-  os << std::left << std::setw(38) << name.substr(0, 37) << std::right << std::setw(18) << shape
-     << std::setw(11) << std::fixed << std::setprecision(3) << c.ms << std::setw(11)
-     << std::setprecision(0) << c.gflops << std::setw(10) << std::setprecision(1) << c.pct_cublas
-     << std::setw(11) << (c.checked ? err : "-") << std::setw(10)
-     << (!c.checked ? "skipped" : c.verified ? "yes" : "NO") << std::setw(8) << c.sm_clock_mhz;
+  os << std::left << std::setw(int(name_width)) << name.substr(0, name_width - 1) << std::right << std::setw(16)
+     << shape_text(c) << std::setw(10) << std::fixed << std::setprecision(3) << c.ms << std::setw(10)
+     << std::setprecision(0) << c.gflops << std::setw(26) << pct << "  " << std::left << std::setw(7)
+     << (timed ? verdict(c.pct_cublas_lo, c.pct_cublas_hi) : "") << std::right << std::setw(10)
+     << (c.checked ? sci(c.rel_err) : "-") << std::setw(9) << (!c.checked ? "skipped" : c.verified ? "yes" : "NO")
+     << std::setw(11) << clock_text(c);
+  if (!c.clock_ok) {
+    os << "  SM clock below --clock-threshold";
+    if (c.remeasured > 0) os << " in all " << c.remeasured + 1 << " measurements";
+  }
   if (!c.fp32_accurate) {
     os << "  NOT FP32-accurate";
     if (c.pct_cublas_tf32 >= 0) os << "; " << std::setprecision(1) << c.pct_cublas_tf32 << "% of cuBLAS TF32";
-    if (c.cublas_tf32_rel_err >= 0) {
-      std::snprintf(err, sizeof err, "%.2e", c.cublas_tf32_rel_err);
-      os << " (its rel_err " << err << ")";
-    }
+    if (c.cublas_tf32_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_tf32_rel_err) << ")";
   }
   return os.str();
 }
 
-bool TableReporter::ReportContext(const Context&) {
-  std::printf("%s\n%s\n", header_.c_str(), header_line().c_str());
-  std::fflush(stdout);
+bool TableReporter::ReportContext(const Context& context) {
+  // Google Benchmark's widest name carries the suffix it appends; the table shows names without it.
+  const size_t suffix = std::strlen(kRowNameSuffix);
+  if (context.name_field_width > suffix) name_width_ = std::max(kNameWidth, context.name_field_width - suffix + 6);
+  GetOutputStream() << header_ << "\n" << header_line(name_width_) << std::endl;
   return true;
 }
 
 void TableReporter::ReportRuns(const std::vector<Run>& runs) {
+  std::ostream& out = GetOutputStream();
   for (const Run& run : runs) {
     const std::string& fn = run.run_name.function_name;
-    const std::string name = run.aggregate_name.empty() ? fn : fn + "_" + run.aggregate_name;
-    const auto err = errors_ ? errors_->find(fn) : decltype(errors_->end()){};
-    if (errors_ && err != errors_->end()) {
-      std::printf("%-38s  ERROR: %s\n", name.substr(0, 37).c_str(), err->second.c_str());
+    if (run.run_type == Run::RT_Aggregate) {
+      if (run.aggregate_name != "median") continue;
+      RowCounters c = counters_of(run);
+      for (const Run& bound : runs)  // the interval of the median over the passes
+        if (bound.run_type == Run::RT_Aggregate && bound.run_name.function_name == fn) {
+          if (bound.aggregate_name == "ci_lo") c.pct_cublas_lo = counters_of(bound).pct_cublas;
+          if (bound.aggregate_name == "ci_hi") c.pct_cublas_hi = counters_of(bound).pct_cublas;
+        }
+      if (!summary_started_) {
+        summary_started_ = true;
+        out << "\nMedian over " << run.iterations << " passes; the interval is that of the median over the passes ("
+            << std::fixed << std::setprecision(1) << 100.0 * median_interval_confidence(size_t(run.iterations))
+            << "% confidence):\n"
+            << header_line(name_width_) << "\n";
+      }
+      out << row_line(fn, c, name_width_) << "\n";
       continue;
     }
-    std::printf("%s\n", row_line(name, counters_of(run)).c_str());
+    const std::string name = run.repetitions > 1 ? fn + " #" + std::to_string(run.repetition_index + 1) : fn;
+    const auto err = errors_ ? errors_->find(fn) : decltype(errors_->end()){};
+    if (errors_ && err != errors_->end()) {
+      out << std::left << std::setw(int(name_width_)) << name.substr(0, name_width_ - 1) << "ERROR: " << err->second
+          << "\n";
+      continue;
+    }
+    out << row_line(name, counters_of(run), name_width_) << "\n";
   }
-  std::fflush(stdout);
+  out << std::flush;
+}
+
+std::vector<benchmark::BenchmarkReporter::Run> summarize_passes(
+    const std::vector<benchmark::BenchmarkReporter::Run>& passes) {
+  using Run = benchmark::BenchmarkReporter::Run;
+  std::vector<const Run*> ok;
+  for (const Run& r : passes)
+    if (!r.counters.empty()) ok.push_back(&r);
+  if (ok.size() < 2) return {};
+  // The three statistics of a list of values, in the order of kNames.
+  static constexpr const char* kNames[] = {"median", "ci_lo", "ci_hi"};
+  const auto stats = [](const std::vector<double>& v) {
+    const Interval ci = median_interval(v);
+    return std::array<double, 3>{median(v), ci.lo, ci.hi};
+  };
+  std::vector<double> real, cpu;
+  for (const Run* r : ok) {
+    real.push_back(r->real_accumulated_time / double(r->iterations));
+    cpu.push_back(r->cpu_accumulated_time / double(r->iterations));
+  }
+  const double n = double(ok.size());
+  std::vector<Run> out(3, *ok.front());
+  for (size_t s = 0; s < 3; ++s) {
+    out[s].run_type = Run::RT_Aggregate;
+    out[s].aggregate_name = kNames[s];
+    out[s].repetition_index = Run::no_repetition_index;
+    out[s].iterations = benchmark::IterationCount(ok.size());  // as Google Benchmark's own aggregates
+    out[s].real_accumulated_time = stats(real)[s] * n;            // reported per iteration
+    out[s].cpu_accumulated_time = stats(cpu)[s] * n;
+  }
+  for (const auto& counter : ok.front()->counters) {
+    std::vector<double> values;
+    for (const Run* r : ok)
+      if (const auto it = r->counters.find(counter.first); it != r->counters.end()) values.push_back(it->second.value);
+    const auto st = stats(values);
+    for (size_t s = 0; s < 3; ++s) out[s].counters[counter.first].value = st[s];
+  }
+  return out;
+}
+
+SweepReporter::SweepReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, std::map<std::string, int> passes,
+                             bool every_counter)
+    : inner_(std::move(inner)), passes_(std::move(passes)), every_counter_(every_counter) {}
+
+bool SweepReporter::ReportContext(const Context& context) {
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->SetErrorStream(&GetErrorStream());
+  return inner_->ReportContext(context);
+}
+
+void SweepReporter::ReportRuns(const std::vector<Run>& runs) {
+  std::vector<Run> numbered = runs;
+  for (Run& run : numbered) {
+    const auto p = passes_.find(run.run_name.function_name);
+    if (p == passes_.end() || p->second < 2 || run.run_type != Run::RT_Iteration) continue;
+    std::vector<Run>& seen = seen_[p->first];
+    if (seen.empty()) repeated_.push_back(p->first);
+    run.repetitions = p->second;
+    run.repetition_index = int64_t(seen.size());
+    seen.push_back(run);
+  }
+  forward(std::move(numbered));
+}
+
+void SweepReporter::Finalize() {
+  for (const std::string& name : repeated_)
+    if (std::vector<Run> aggregates = summarize_passes(seen_[name]); !aggregates.empty()) forward(std::move(aggregates));
+  inner_->Finalize();
+}
+
+void SweepReporter::forward(std::vector<Run> runs) {
+  if (every_counter_)
+    for (Run& run : runs)
+      for (const std::string& name : counter_names()) run.counters.emplace(name, 0.0);  // keeps those present
+  inner_->ReportRuns(runs);
+}
+
+std::unique_ptr<SweepReporter> make_reporter(const std::string& format, bool counters_tabular,
+                                             const std::string& table_header,
+                                             const std::map<std::string, std::string>* errors,
+                                             const std::map<std::string, int>& passes) {
+  std::unique_ptr<benchmark::BenchmarkReporter> inner;
+  if (format == "json") {
+    inner = std::make_unique<benchmark::JSONReporter>();
+  } else if (format == "csv") {
+    BENCHMARK_DISABLE_DEPRECATED_WARNING  // Google Benchmark 1.8 plans to drop CSV; 1.7 and 1.8 have it
+    inner = std::make_unique<benchmark::CSVReporter>();
+    BENCHMARK_RESTORE_DEPRECATED_WARNING
+  } else if (counters_tabular) {
+    inner = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_Tabular);
+  } else {
+    inner = std::make_unique<TableReporter>(table_header, errors);
+  }
+  return std::make_unique<SweepReporter>(std::move(inner), passes, format == "csv");
 }
 
 }  // namespace sgemm::harness

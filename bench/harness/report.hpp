@@ -1,8 +1,11 @@
 // How results are presented: the counters every row carries (the names tools and notebooks
-// read), the console table, and the context block of the JSON file.
+// read, docs/measuring.md says what each means), the console table, and the reporters that write
+// stdout and the results file.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,31 +14,64 @@
 
 namespace sgemm::harness {
 
+// What Google Benchmark appends to the name of every row (register_row: one iteration, its own
+// time). A CPU test checks it against Google Benchmark's naming.
+inline constexpr const char* kRowNameSuffix = "/iterations:1/manual_time";
+
 // The counters of one result row. Names are part of the results-file format.
 struct RowCounters {
   int rung = 0;
   int64_t M = 0, N = 0, K = 0;
-  double gflops = 0;      // GFLOPS: 2*M*N*K / median time
-  double pct_cublas = 0;  // pct_cublas: cuBLAS median time / this rung's median time * 100
-  double rel_err = 0;     // rel_err: ||C - C_fp64||_F / ||C_fp64||_F
-  bool verified = false;  // verified: 1 when every element is within the bound
-  double ms = 0;          // ms: median milliseconds per launch
-  int samples = 0;        // samples: timed launches behind the median
+  double gflops = 0;         // GFLOPS: 2*M*N*K / ms
+  double pct_cublas = 0;     // pct_cublas: median over rounds of 100 x cuBLAS's median time / the rung's
+  double pct_cublas_lo = 0;  // pct_cublas_lo, _hi: 95% interval of that median (order statistics over rounds)
+  double pct_cublas_hi = 0;
+  double cublas_ms = 0;      // cublas_ms: median of cuBLAS's launches, interleaved with this row's
+  double rel_err = 0;        // rel_err: ||C - C_fp64||_F / ||C_fp64||_F
+  bool verified = false;     // verified: 1 when every element is within the bound
+  bool checked = true;       // checked: 0 under --no-check (verified is then 0 and means "not checked")
+  double ms = 0;             // ms: median milliseconds per launch, over every timed launch of the row
+  double ms_q1 = 0;          // ms_q1, ms_q3: the quartiles of those launch times
+  double ms_q3 = 0;
+  int samples = 0;           // samples: timed launches of the rung behind the median
+  int rounds = 0;            // rounds: interleaved rounds (one ratio each)
   double max_abs_err = 0;
-  int sm_clock_mhz = -1;  // SM clock read right after timing (-1: unknown)
-  bool checked = true;    // false under --no-check (verified is then 0 and means "not checked")
-  bool fp32_accurate = true;      // fp32_accurate: the rung's Precision says so
+  int sm_clock_mhz = -1;     // sm_clock_mhz: median SM clock sampled over the timed launches (-1: unknown)
+  int sm_clock_min_mhz = -1; // sm_clock_min_mhz, _max_mhz: lowest and highest sample
+  int sm_clock_max_mhz = -1;
+  bool clock_ok = true;      // clock_ok: the lowest sample is at least --clock-threshold % of the max SM clock
+  int remeasured = 0;        // remeasured: times the row was measured again because its clock fell
+  bool fp32_accurate = true; // fp32_accurate: the rung's Precision says so
   // Rows of rungs that are not FP32-accurate are also compared with cuBLAS's own TF32 GEMM
-  // (CUBLAS_COMPUTE_32F_FAST_TF32) on the same inputs; -1 elsewhere (no counter written).
-  double pct_cublas_tf32 = -1;    // pct_cublas_tf32: cuBLAS TF32 median time / this row's * 100
+  // (CUBLAS_COMPUTE_32F_FAST_TF32), interleaved on the same inputs; -1 elsewhere (no counter written).
+  double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
   double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
 };
 
+// Counters only accuracy-sweep rows carry (1 = yes): accuracy_sweep, input_normal.
+inline constexpr const char* kAccuracyCounters[] = {"accuracy_sweep", "input_normal"};
+
+// The row's counters. A value that is not finite is left out (Google Benchmark would write NaN,
+// which is not JSON).
 void set_counters(benchmark::State& state, const RowCounters& c);
 
-// Prints each row as it completes, as a fixed-width table. Rows that failed carry no counters;
-// their messages come from `errors` (benchmark name -> message), kept by the caller because
-// Google Benchmark 1.7 and 1.8 name the error fields of a run differently.
+// Reads a row's counters back from a Google Benchmark run; absent ones keep their defaults.
+RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run);
+
+// Every counter name a row can carry.
+std::vector<std::string> counter_names();
+
+// Registers a row: one iteration whose time is the row's own median (report_row), in ms.
+void register_row(const std::string& name, std::function<void(benchmark::State&)> fn);
+// Runs the row's single iteration with c.ms as its time (so that the results file's real_time is
+// the median, the same as the ms counter) and sets the counters.
+void report_row(benchmark::State& state, const RowCounters& c);
+
+// Prints each row as it completes, as a fixed-width table: % of cuBLAS with its interval and
+// verdict, the SM clock range. Rows that failed carry no counters; their messages come from
+// `errors` (benchmark name -> message), kept by the caller because Google Benchmark 1.7 and 1.8
+// name the error fields of a run differently. Aggregates (--repetitions) print as one line per
+// row: the median, and the interval of the median over the passes.
 class TableReporter : public benchmark::BenchmarkReporter {
  public:
   TableReporter(std::string header, const std::map<std::string, std::string>* errors)
@@ -43,15 +79,50 @@ class TableReporter : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override {}
-  static std::string header_line();
-  static std::string row_line(const std::string& name, const RowCounters& c);
+  static std::string header_line(size_t name_width = kNameWidth);
+  static std::string row_line(const std::string& name, const RowCounters& c, size_t name_width = kNameWidth);
+  static constexpr size_t kNameWidth = 44;
 
  private:
   std::string header_;
   const std::map<std::string, std::string>* errors_;
+  size_t name_width_ = kNameWidth;
+  bool summary_started_ = false;
 };
 
-// Reads a row's counters back from a Google Benchmark run.
-RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run);
+// The aggregates of one row's passes (runs that failed, which carry no counters, left out): none
+// for fewer than two; else "median" (every counter and the time: their median over the passes),
+// "ci_lo" and "ci_hi" (the bounds of the order-statistic interval of that median, stats.hpp).
+std::vector<benchmark::BenchmarkReporter::Run> summarize_passes(const std::vector<benchmark::BenchmarkReporter::Run>& passes);
+
+// Forwards every row to an inner reporter (the console table, JSON or CSV), and:
+//  - numbers the passes of a row run several times (`passes`: row name -> how many times it
+//    runs): repetition_index 0..N-1, repetitions N; after the last row, adds each such row's
+//    summarize_passes() aggregates;
+//  - for CSV, gives every row every counter (0 where one does not apply: Google Benchmark's CSV
+//    writer stops the program when a later row brings a counter the header lacks).
+class SweepReporter : public benchmark::BenchmarkReporter {
+ public:
+  SweepReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, std::map<std::string, int> passes,
+                bool every_counter);
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  std::map<std::string, int> passes_;
+  bool every_counter_;
+  std::vector<std::string> repeated_;            // rows with passes, in the order they first ran
+  std::map<std::string, std::vector<Run>> seen_;  // row name -> its passes so far
+  void forward(std::vector<Run> runs);
+};
+
+// The reporter for one output in `format` (console: the table, or Google Benchmark's own console
+// table with every counter when `counters_tabular`; json; csv), wrapped in a SweepReporter.
+std::unique_ptr<SweepReporter> make_reporter(const std::string& format, bool counters_tabular,
+                                             const std::string& table_header,
+                                             const std::map<std::string, std::string>* errors,
+                                             const std::map<std::string, int>& passes);
 
 }  // namespace sgemm::harness

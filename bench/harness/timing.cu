@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -17,38 +18,121 @@ void launch_or_throw(const LaunchFn& launch, int set) {
   if (s != Status::kOk) throw std::runtime_error(std::string("launch failed: ") + status_string(s));
 }
 
+// A pool of CUDA events, destroyed with the pool.
+class Events {
+ public:
+  explicit Events(size_t count) : e_(count) {
+    for (cudaEvent_t& e : e_) SGEMM_CUDA(cudaEventCreate(&e));
+  }
+  ~Events() {
+    for (cudaEvent_t e : e_) cudaEventDestroy(e);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  cudaEvent_t operator[](size_t i) const { return e_[i]; }
+
+ private:
+  std::vector<cudaEvent_t> e_;
+};
+
+// Queue `count` launches, each between events 2i and 2i+1 of `ev` (from `first_event` on),
+// taking sets `*next_set`, `*next_set` + 1, ... of the rotation.
+void queue_timed(const LaunchFn& launch, int count, int sets, int* next_set, const Events& ev,
+                 size_t first_event, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    SGEMM_CUDA(cudaEventRecord(ev[first_event + 2 * i], stream));
+    launch_or_throw(launch, *next_set);
+    *next_set = (*next_set + 1) % sets;
+    SGEMM_CUDA(cudaEventRecord(ev[first_event + 2 * i + 1], stream));
+  }
+}
+
+std::vector<double> elapsed_ms(const Events& ev, size_t first_event, int count) {
+  std::vector<double> ms(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    float t = 0;
+    SGEMM_CUDA(cudaEventElapsedTime(&t, ev[first_event + 2 * i], ev[first_event + 2 * i + 1]));
+    ms[size_t(i)] = t;
+  }
+  return ms;
+}
+
+// Warm-up: module load, clocks ramping, instruction cache. At least one launch, each timed;
+// returns the median warm-up time (what the plan sizes its rounds by).
+double warm_up(const LaunchFn& launch, int sets, const TimingPlan& plan, cudaStream_t stream) {
+  const Events ev(2);
+  std::vector<double> ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < std::max(plan.warmup, 1); ++i) {
+    int set = i % sets;
+    queue_timed(launch, 1, sets, &set, ev, 0, stream);
+    SGEMM_CUDA(cudaStreamSynchronize(stream));
+    ms.push_back(elapsed_ms(ev, 0, 1)[0]);
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    if (dt.count() > plan.warmup_seconds) break;
+  }
+  return median(ms);
+}
+
 }  // namespace
 
 std::vector<double> time_launches(const LaunchFn& launch, int sets, int count, const TimingPlan& plan,
                                   cudaStream_t stream) {
   sets = std::max(sets, 1);
-  // Warm-up: module load, clocks ramping, instruction cache. At least one launch.
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < std::max(plan.warmup, 1); ++i) {
-    launch_or_throw(launch, i % sets);
-    SGEMM_CUDA(cudaStreamSynchronize(stream));
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-    if (dt.count() > plan.warmup_seconds) break;
-  }
-  std::vector<cudaEvent_t> events(2 * size_t(count));
-  for (cudaEvent_t& e : events) SGEMM_CUDA(cudaEventCreate(&e));
-  struct Cleanup {
-    std::vector<cudaEvent_t>& ev;
-    ~Cleanup() { for (cudaEvent_t e : ev) cudaEventDestroy(e); }
-  } cleanup{events};
-  for (int i = 0; i < count; ++i) {
-    SGEMM_CUDA(cudaEventRecord(events[2 * i], stream));
-    launch_or_throw(launch, i % sets);
-    SGEMM_CUDA(cudaEventRecord(events[2 * i + 1], stream));
-  }
+  warm_up(launch, sets, plan, stream);
+  const Events ev(2 * size_t(count));
+  int set = 0;
+  queue_timed(launch, count, sets, &set, ev, 0, stream);
   SGEMM_CUDA(cudaStreamSynchronize(stream));
-  std::vector<double> ms(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    float t = 0;
-    SGEMM_CUDA(cudaEventElapsedTime(&t, events[2 * i], events[2 * i + 1]));
-    ms[i] = t;
+  return elapsed_ms(ev, 0, count);
+}
+
+Rounds time_interleaved(const std::vector<LaunchFn>& contenders, int sets, const RoundsPlan& plan,
+                        cudaStream_t stream, SmClockSampler* clocks) {
+  sets = std::max(sets, 1);
+  const size_t n = contenders.size();
+  std::vector<double> warm_ms;
+  for (const LaunchFn& launch : contenders) warm_ms.push_back(warm_up(launch, sets, plan.warm, stream));
+  int per_round = plan.per_round;
+  if (per_round <= 0) {
+    const double wanted = std::ceil(plan.min_seconds * 1e3 / (plan.rounds * std::max(warm_ms.front(), 1e-3)));
+    per_round = int(std::clamp(wanted, 1.0, double(plan.max_per_round)));
   }
-  return ms;
+  const Events ev(2 * n * size_t(per_round));
+  Rounds out;
+  out.ms.assign(n, std::vector<std::vector<double>>(size_t(plan.rounds)));
+  int set = 0;
+  if (clocks) clocks->start();
+  for (int r = 0; r < plan.rounds; ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t c = r % 2 == 0 ? i : n - 1 - i;  // alternate the order: no contender always goes first
+      queue_timed(contenders[c], per_round, sets, &set, ev, 2 * c * size_t(per_round), stream);
+    }
+    SGEMM_CUDA(cudaStreamSynchronize(stream));
+    for (size_t c = 0; c < n; ++c) out.ms[c][size_t(r)] = elapsed_ms(ev, 2 * c * size_t(per_round), per_round);
+  }
+  if (clocks) out.clock = clocks->stop();
+  return out;
+}
+
+std::vector<double> Rounds::all(size_t contender) const {
+  std::vector<double> v;
+  for (const auto& round : ms[contender]) v.insert(v.end(), round.begin(), round.end());
+  return v;
+}
+
+std::vector<double> Rounds::round_medians(size_t contender) const {
+  std::vector<double> v;
+  for (const auto& round : ms[contender]) v.push_back(median(round));
+  return v;
+}
+
+std::vector<double> Rounds::pct_per_round(size_t contender, size_t baseline) const {
+  const std::vector<double> mine = round_medians(contender), base = round_medians(baseline);
+  std::vector<double> pct;
+  for (size_t r = 0; r < mine.size(); ++r)
+    if (mine[r] > 0) pct.push_back(100.0 * base[r] / mine[r]);
+  return pct;
 }
 
 double copy_bandwidth_gbs(cudaStream_t stream, size_t bytes) {
@@ -69,15 +153,6 @@ double copy_bandwidth_gbs(cudaStream_t stream, size_t bytes) {
   cudaFree(src);
   cudaFree(dst);
   return 2.0 * double(bytes) / (median(ms) * 1e6);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  const double hi = v[mid];
-  if (v.size() % 2) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + mid));
 }
 
 double gflops(int64_t M, int64_t N, int64_t K, double ms) {

@@ -1,11 +1,14 @@
 // The autotuner's search space: large enough, its pre-compile rules agree with the rung files'
 // static_asserts (checked by compiling a small sample with NVRTC, which needs no GPU), and the
 // tuned header the build uses holds valid configurations.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "nvrtc_compile.hpp"
 #include "space.hpp"
@@ -121,4 +124,63 @@ TEST(AutotuneSpace, NvccBuildOfAFinalist) {
   ASSERT_TRUE(nv.ok) << nv.log;
   const std::string cubin(nv.cubin.begin(), nv.cubin.end());
   EXPECT_NE(cubin.find(rtc.lowered), std::string::npos) << "the nvcc cubin lacks " << rtc.lowered;
+}
+
+// The tuner compiles each rung's own file, as the registry names it, and its kernel by the
+// registry's name.
+TEST(AutotuneSpace, RungFilesAndKernelsComeFromTheRegistry) {
+  for (int rung : tunable_rungs()) {
+    Config c;
+    c.rung = rung;
+    const sgemm::Rung* r = sgemm::find_rung(rung);
+    EXPECT_EQ(c.rung_file(), r->source);
+    const std::string kernel = r->kernel;  // "sgemm_08_autotuned<true": the name before '<'
+    EXPECT_NE(c.kernel_name().find("::" + kernel.substr(0, kernel.find('<'))), std::string::npos) << c.kernel_name();
+    EXPECT_EQ(c.name_expression().rfind(c.kernel_name() + "<true,", 0), 0u) << "the 128-bit instance";
+  }
+}
+
+// Ranking by the geometric mean over the sizes the ladder is judged on, recorded in the header.
+TEST(AutotuneSpace, SizesAndGeometricMean) {
+  EXPECT_DOUBLE_EQ(geomean({1000, 4000}), 2000);
+  EXPECT_EQ(geomean({}), 0);
+  EXPECT_EQ(geomean({5, 0}), 0) << "a size that failed makes the score 0";
+  EXPECT_EQ(sizes_text({1024, 4096}), "1024^3 and 4096^3");
+  EXPECT_EQ(sizes_text({1024, 2048, 4096, 8192}), "1024^3, 2048^3, 4096^3 and 8192^3");
+  EXPECT_EQ(sizes_text({512}), "512^3");
+  const std::string ranking = ranking_text({1024, 4096}, {1024, 2048, 4096, 8192});
+  EXPECT_EQ(ranking, "ranked by the geometric mean at 1024^3 and 4096^3, finalists at 1024^3, 2048^3, 4096^3 and 8192^3");
+  RungOutcome o;
+  o.winner = make(8, 64, 128, 32, 0, 0, 8, 8, 0);
+  EXPECT_NE(tuned_header({o}, "GPU, sm_90, 2026-01-01, " + ranking).find(ranking), std::string::npos);
+}
+
+// The --json file is JSON whatever a compiler log holds, and a number that is not finite is null.
+TEST(AutotuneSpace, ResultsJsonIsValidJson) {
+  Entry e;
+  e.config = make(10, 64, 128, 16, 32, 64, 8, 8, 2);
+  e.stage = "compile-failed";
+  e.note = std::string("error: \"quoted\"\n\tat line 3\x01 \xff\xfe");  // control characters, not UTF-8
+  e.gflops = std::numeric_limits<double>::quiet_NaN();
+  e.ranking = {std::numeric_limits<double>::infinity(), 33000};
+  Entry timed;
+  timed.config = make(8, 64, 128, 32, 0, 0, 8, 8, 0);
+  timed.stage = "timed";
+  timed.ranking = {30000, 45000};
+  timed.gflops = geomean(timed.ranking);
+  timed.confirm = {30000, 40000, 45000, 46000};
+  timed.score = geomean(timed.confirm);
+  const auto doc = nlohmann::json::parse(
+      results_json("GPU \"x\"", "sm_90", {1024, 4096}, {1024, 2048, 4096, 8192}, 12.5, {e, timed}));
+  EXPECT_EQ(doc.at("sizes"), nlohmann::json({1024, 4096}));
+  EXPECT_EQ(doc.at("confirm_sizes").size(), 4u);
+  const auto& bad = doc.at("configs").at(0);
+  EXPECT_TRUE(bad.at("gflops").is_null());
+  EXPECT_TRUE(bad.at("gflops_by_size").at("1024").is_null());
+  EXPECT_EQ(bad.at("gflops_by_size").at("4096"), 33000);
+  EXPECT_EQ(bad.at("note").get<std::string>().substr(0, 17), "error: \"quoted\"\n\t");
+  const auto& good = doc.at("configs").at(1);
+  EXPECT_EQ(good.at("tile"), "64x128x32_8x8");
+  EXPECT_EQ(good.at("confirm_gflops_by_size").at("8192"), 46000);
+  EXPECT_DOUBLE_EQ(good.at("score").get<double>(), timed.score);
 }

@@ -1,9 +1,13 @@
 // sgemm_bench's command line: valid forms and every bad input of DESIGN.md's Errors.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "bad_inputs.hpp"
 #include "harness/cli.hpp"
 #include "sgemm_ladder.hpp"
 
@@ -11,18 +15,9 @@ using namespace sgemm::harness;
 
 namespace {
 
-ParseResult parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "sgemm_bench");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  return parse_cli(int(argv.size()), argv.data());
-}
-
 void expect_usage_error(const std::vector<std::string>& args, const std::string& needle) {
   const ParseResult r = parse(args);
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  SCOPED_TRACE(joined);
+  SCOPED_TRACE(joined(args));
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_NE(r.output.find(needle), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find('\n'), std::string::npos) << "one line: " << r.output;
@@ -91,36 +86,80 @@ TEST(Cli, HelpExitsZero) {
   EXPECT_NE(r.output.find("--kernel"), std::string::npos);
 }
 
-TEST(Cli, BenchmarkFlagsPassThrough) {
-  const ParseResult r = parse({"--benchmark_repetitions=3", "--benchmark_filter=naive"});
+TEST(Cli, GoogleBenchmarkFlagsAreHonouredOrMapped) {
+  const std::string out = ::testing::TempDir() + "sgemm_cli_out.csv";
+  ParseResult r = parse({"--benchmark_repetitions=3", "--benchmark_filter=naive", "--benchmark_min_time=0.5s",
+                         "--benchmark_format=json", "--benchmark_counters_tabular=true", "--benchmark_out=" + out,
+                         "--benchmark_out_format=csv"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
-  EXPECT_EQ(r.options.benchmark_args,
-            (std::vector<std::string>{"--benchmark_repetitions=3", "--benchmark_filter=naive"}));
+  EXPECT_EQ(r.options.repetitions, 3);
+  EXPECT_EQ(r.options.filter, "naive");
+  EXPECT_DOUBLE_EQ(r.options.min_time, 0.5);
+  EXPECT_EQ(r.options.format, "json");
+  EXPECT_TRUE(r.options.counters_tabular);
+  EXPECT_EQ(r.options.out_path, out);
+  EXPECT_EQ(r.options.out_format, "csv");
+  r = parse({"--json", out, "--benchmark_min_time=2", "--benchmark_counters_tabular=false"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.out_path, out);
+  EXPECT_EQ(r.options.out_format, "json");
+  EXPECT_DOUBLE_EQ(r.options.min_time, 2.0);
+  EXPECT_FALSE(r.options.counters_tabular);
 }
 
+TEST(Cli, ListTestsPrintsTheRowsTheFilterSelects) {
+  const ParseResult r = parse({"--kernel", "1", "--sizes", "256,512", "--repetitions", "4", "--benchmark_list_tests",
+                               "--benchmark_filter=512"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.output;
+  EXPECT_EQ(r.output, "rung00_cublas/512x512x512/iterations:1/manual_time\nrung01_naive/512x512x512/iterations:1/manual_time");
+  const ParseResult negated = parse({"--kernel", "1", "--size", "64", "--benchmark_list_tests", "--benchmark_filter=-cublas"});
+  ASSERT_EQ(negated.exit_code, kExitOk) << negated.output;
+  EXPECT_EQ(negated.output, "rung01_naive/64x64x64/iterations:1/manual_time");
+}
+
+TEST(Cli, VersionNamesTheProgramAndItsCommit) {
+  std::vector<const char*> argv = {"sgemm_bench", "--version"};
+  const ParseResult r = parse_cli(int(argv.size()), argv.data(), "sgemm_bench 9.9.9 (abc123)");
+  EXPECT_EQ(r.exit_code, kExitOk);
+  EXPECT_EQ(r.output, "sgemm_bench 9.9.9 (abc123)");
+}
+
+TEST(Cli, MeasurementOptions) {
+  ParseResult r = parse({});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_GE(r.options.rounds, 7) << "R >= 7 by default";
+  EXPECT_EQ(r.options.repetitions, 1);
+  EXPECT_DOUBLE_EQ(r.options.clock_threshold_pct, 90.0);
+  r = parse({"--rounds", "11", "--repetitions", "5", "--clock-threshold", "85.5", "--repeat", "3"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.rounds, 11);
+  EXPECT_EQ(r.options.repetitions, 5);
+  EXPECT_DOUBLE_EQ(r.options.clock_threshold_pct, 85.5);
+  EXPECT_EQ(r.options.repeat, 3);
+}
+
+// A results path is checked by opening it before any GPU work; a file created for the check is
+// removed again, an existing one is left as it was.
+TEST(Cli, ResultsPathCheckLeavesNoFileBehind) {
+  namespace fs = std::filesystem;
+  const fs::path fresh = fs::path(::testing::TempDir()) / "sgemm_cli_fresh.json";
+  fs::remove(fresh);
+  ASSERT_EQ(parse({"--json", fresh.string()}).exit_code, -1);
+  EXPECT_FALSE(fs::exists(fresh)) << "the writability check left " << fresh;
+  const fs::path existing = fs::path(::testing::TempDir()) / "sgemm_cli_existing.json";
+  std::ofstream(existing) << "keep";
+  ASSERT_EQ(parse({"--benchmark_out=" + existing.string()}).exit_code, -1);
+  std::ifstream in(existing);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep");
+  fs::remove(existing);
+  expect_usage_error({"--json", ::testing::TempDir()}, "is a directory");
+  expect_usage_error({"--benchmark_out=/nonexistent-dir/r.json"}, "cannot write '/nonexistent-dir/r.json'");
+}
+
+// Every bad input: exit 2, one line, before any GPU work (parse_cli touches none).
 TEST(Cli, BadInputs) {
-  expect_usage_error({"--size", "abc"}, "not a number");
-  expect_usage_error({"--size", "12x"}, "not a number");
-  expect_usage_error({"--m", "-5"}, "negative");
-  expect_usage_error({"--size=-1"}, "negative");
-  expect_usage_error({"--sizes", "256,-3"}, "negative");
-  expect_usage_error({"--k", "1e3"}, "not a number");
-  expect_usage_error({"--size", "100", "--lda", "50"}, "lda=50 is smaller than max(1, K=100)");
-  expect_usage_error({"--size", "100", "--ldb", "99"}, "ldb=99");
-  expect_usage_error({"--size", "100", "--ldc", "1"}, "ldc=1");
-  expect_usage_error({"--m", "4611686018427387904", "--n", "4", "--k", "4"}, "overflows");
-  expect_usage_error({"--m", "4", "--n", "4611686018427387904", "--k", "4"}, "overflows");
-  expect_usage_error({"--kernel", "999"}, "unknown kernel '999'; valid kernels: 0 (00_cublas)");
-  expect_usage_error({"--kernel", "nonsense"}, "unknown kernel 'nonsense'");
-  expect_usage_error({"--bogus"}, "unknown option");
-  expect_usage_error({"stray"}, "unknown option or argument 'stray'");
-  expect_usage_error({"--input", "zeros"}, "--input 'zeros'");
-  expect_usage_error({"--repeat", "-1"}, "--repeat");
-  expect_usage_error({"--min-time", "0"}, "--min-time");
-  expect_usage_error({"--alpha", "x"}, "alpha");
-  expect_usage_error({"--sizes", "256,512", "--m", "3"}, "cannot be combined");
-  expect_usage_error({"--shapes", "12x3"}, "is not of the form MxNxK");
-  expect_usage_error({"--shapes", "12x3x-4"}, "negative");
+  for (const BadInput& bad : bad_inputs()) expect_usage_error(bad.args, bad.message);
 }
 
 TEST(Cli, MisalignedLeadingDimensionNamesTheOperand) {

@@ -3,9 +3,9 @@
 //   sgemm_autotune                          tune rungs 8, 9, 10; write kernels/tuned/sm_<arch>.cuh
 //   sgemm_autotune --rungs 10 --jobs 16     only rung 10 (the others keep their current values)
 //
-// Run-time compilation: each candidate is compiled from the rung's own file while the tuner
-// runs, so the build (and CI) never compiles the search space, and a new GPU is tuned without
-// touching CMake. By default the compiler is nvcc, the one that builds the library: NVRTC's code
+// Run-time compilation: each candidate is compiled from the rung's own file (the registry's
+// source of the rung) while the tuner runs, so the build (and CI) never compiles the search
+// space, and a new GPU is tuned without touching CMake. By default the compiler is nvcc, the one that builds the library: NVRTC's code
 // for the same source differs (64-bit shared-memory address arithmetic, other register
 // allocation) by up to 12% either way (exp35), enough to rank the shipped kernels wrongly.
 // --compiler nvrtc ranks with NVRTC (no nvcc needed, a little faster) and rebuilds the finalists
@@ -13,26 +13,31 @@
 // Per rung: enumerate candidates -> reject invalid ones without compiling (divisibility, shared
 // memory, a register estimate, thread count) -> compile the rest in parallel -> drop those that
 // spill -> verify each on two ragged shapes (exact small integers; random with alpha/beta) -> time
-// at --size (median of --launches, inputs rotated past L2, as sgemm_bench does) -> re-time the
-// best --top at --size and --confirm-size -> winner = best geometric mean of the two.
-#include <cuda.h>
+// at each --sizes size (median of --launches, inputs rotated past L2, as sgemm_bench does) and
+// rank by their geometric mean -> re-time the best --top at each --confirm-sizes size -> winner =
+// best geometric mean there. The tuner writes only the tuned header: the tile text every tool
+// shows comes from the registry, which reads that header.
+//
+// Kernels are loaded and launched through the CUDA runtime (cudaLibraryLoadData, cudaLaunchKernel),
+// never the driver API linked directly: the tuner then starts, and --help works, without a driver.
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "harness/cli.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device_info.hpp"
 #include "harness/problem.hpp"
@@ -52,80 +57,49 @@ using namespace sgemm::autotune;
 
 namespace {
 
-void check_cu(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    const char* s = nullptr;
-    cuGetErrorString(r, &s);
-    throw std::runtime_error(std::string(what) + ": " + (s ? s : "CUDA driver error"));
+// A compiled configuration loaded into the current device's context; unloaded with it.
+class Loaded {
+ public:
+  Loaded(const Config& c, const Compiled& k) {
+    SGEMM_CUDA(cudaLibraryLoadData(&library_, k.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    if (k.lowered.empty()) {  // an nvcc cubin of one explicit instantiation: its only kernel
+      unsigned n = 0;
+      SGEMM_CUDA(cudaLibraryGetKernelCount(&n, library_));
+      if (n != 1) throw std::runtime_error(c.tile() + ": expected one kernel in the cubin, found " + std::to_string(n));
+      SGEMM_CUDA(cudaLibraryEnumerateKernels(&kernel_, 1, library_));
+    } else {
+      SGEMM_CUDA(cudaLibraryGetKernel(&kernel_, library_, k.lowered.c_str()));
+    }
+    cudaFuncAttributes attr{};
+    SGEMM_CUDA(cudaFuncGetAttributes(&attr, fn()));
+    regs = attr.numRegs;
+    local_bytes = int(attr.localSizeBytes);
+    if (c.dynamic_smem())
+      SGEMM_CUDA(cudaFuncSetAttribute(fn(), cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem_bytes()));
   }
-}
-
-struct Loaded {
-  CUmodule module = nullptr;
-  CUfunction fn = nullptr;
+  ~Loaded() { cudaLibraryUnload(library_); }
+  Loaded(const Loaded&) = delete;
+  Loaded& operator=(const Loaded&) = delete;
+  // The runtime takes a library's kernel wherever it takes a kernel function.
+  const void* fn() const { return reinterpret_cast<const void*>(kernel_); }
   int regs = 0, local_bytes = 0;
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernel_ = nullptr;
 };
 
-Loaded load(const Config& c, const Compiled& k) {
-  Loaded l;
-  check_cu(cuModuleLoadData(&l.module, k.cubin.data()), "cuModuleLoadData");
-  if (k.lowered.empty()) {  // an nvcc cubin of one explicit instantiation: its only kernel
-    unsigned n = 0;
-    check_cu(cuModuleGetFunctionCount(&n, l.module), "cuModuleGetFunctionCount");
-    if (n != 1) throw std::runtime_error(c.tile() + ": expected one kernel in the cubin, found " + std::to_string(n));
-    check_cu(cuModuleEnumerateFunctions(&l.fn, 1, l.module), "cuModuleEnumerateFunctions");
-  } else {
-    check_cu(cuModuleGetFunction(&l.fn, l.module, k.lowered.c_str()), "cuModuleGetFunction");
-  }
-  cuFuncGetAttribute(&l.regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.fn);
-  cuFuncGetAttribute(&l.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.fn);
-  if (c.dynamic_smem())
-    check_cu(cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, c.smem_bytes()),
-             "cuFuncSetAttribute(max dynamic shared memory)");
-  return l;
-}
-
-Status launch(const Config& c, CUfunction fn, const GemmArgs& a, cudaStream_t stream) {
+Status launch(const Config& c, const void* fn, const GemmArgs& a, cudaStream_t stream) {
   int M = int(a.M), N = int(a.N), K = int(a.K), lda = int(a.lda), ldb = int(a.ldb), ldc = int(a.ldc);
   float alpha = a.alpha, beta = a.beta;
   const float* A = a.A;
   const float* B = a.B;
   float* C = a.C;
   void* params[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc};
-  const unsigned gx = unsigned((N + c.BN - 1) / c.BN), gy = unsigned((M + c.BM - 1) / c.BM);
-  const CUresult r = cuLaunchKernel(fn, gx, gy, 1, unsigned(c.threads()), 1, 1,
-                                    c.dynamic_smem() ? unsigned(c.smem_bytes()) : 0u,
-                                    reinterpret_cast<CUstream>(stream), params, nullptr);
-  return r == CUDA_SUCCESS ? Status::kOk : Status::kCuda;
-}
-
-struct Entry {
-  Config config;
-  std::string stage = "invalid";  // invalid, compile-failed, spills, wrong, timed
-  std::string note;
-  int regs = 0;
-  double gflops = 0;                 // phase 1 (ranking size)
-  double gflops_size = 0, gflops_confirm = 0, score = 0;  // phase 2
-};
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\';
-    if (ch == '\n') { o += "\\n"; continue; }
-    o += ch;
-  }
-  return o;
-}
-
-// Update the `// TILE:` line of a rung file to the tuned value (the registry test checks it).
-void update_tile_line(const std::string& path, const std::string& tile) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = std::regex_replace(ss.str(), std::regex("\n// TILE: [^\n]*"), "\n// TILE: " + tile,
-                                              std::regex_constants::format_first_only);
-  std::ofstream(path) << text;
+  const dim3 grid(unsigned((N + c.BN - 1) / c.BN), unsigned((M + c.BM - 1) / c.BM));
+  const cudaError_t r = cudaLaunchKernel(fn, grid, dim3(unsigned(c.threads())), params,
+                                         c.dynamic_smem() ? size_t(c.smem_bytes()) : 0u, stream);
+  return r == cudaSuccess ? Status::kOk : Status::kCuda;
 }
 
 // The "//   rung N: ..." line of an existing tuned header (empty when there is none).
@@ -167,57 +141,70 @@ RungOutcome kept(int rung, const std::string& header) {
 int main(int argc, char** argv) {
   CLI::App app{"sgemm_autotune: search the tile parameters of rungs 8, 9, 10 on this GPU", "sgemm_autotune"};
   std::vector<int> rungs = tunable_rungs();
-  int64_t size = 4096, confirm = 8192;
+  std::string sizes_arg = "1024,4096", confirm_arg = "1024,2048,4096,8192";
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   int launches = 8, confirm_launches = 30, top = 6, max_configs = 0;
   double min_gain = 1.0;
   std::string kernels_dir = std::string(SGEMM_SOURCE_DIR) + "/kernels", out, json;
   std::string work_dir = "/tmp/sgemm_autotune";
-  bool write_headers = true;
   std::vector<std::string> only;
   std::string compiler = "nvcc";
+  const CLI::Validator size_list([](std::string& t) { return harness::size_list_problem(t, 1); }, "");
   app.add_option("--rungs", rungs, "rungs to tune (default 8,9,10)")->delimiter(',');
-  app.add_option("--size", size, "M = N = K used to rank every configuration (default 4096)");
-  app.add_option("--confirm-size", confirm, "second size for the finalists (default 8192; 0: none)");
-  app.add_option("--jobs", jobs, "parallel compilations (default: all cores)");
+  app.add_option("--sizes", sizes_arg,
+                 "M = N = K sizes that rank every configuration, by the geometric mean of their GFLOP/s "
+                 "(default 1024,4096)")
+      ->check(size_list);
+  app.add_option("--confirm-sizes", confirm_arg,
+                 "sizes that rank the finalists, by geometric mean (default 1024,2048,4096,8192: the sizes the "
+                 "ladder is judged on)")
+      ->check(size_list);
+  app.add_option("--jobs", jobs, "parallel compilations (default: all cores)")->check(CLI::PositiveNumber);
   app.add_option("--compiler", compiler, "compiler of the ranking pass: nvcc (default, as the library) or nvrtc")
       ->check(CLI::IsMember({"nvcc", "nvrtc"}));
-  app.add_option("--launches", launches, "timed launches per configuration (default 8)");
-  app.add_option("--top", top, "finalists re-timed at both sizes (default 6)");
+  app.add_option("--launches", launches, "timed launches per configuration and size (default 8)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--top", top, "finalists re-timed at the --confirm-sizes (default 6)")->check(CLI::PositiveNumber);
   app.add_option("--confirm-launches", confirm_launches,
                  "timed launches per finalist and size (default 30; ~150 at 8192^3 is ~4 s, long enough for "
-                 "the power limit to lower the clock of a power-hungry kernel, as a long benchmark would)");
+                 "the power limit to lower the clock of a power-hungry kernel, as a long benchmark would)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--min-gain", min_gain,
                  "percent by which a finalist must beat the rung's current tile (always re-timed as a "
                  "finalist) to replace it (default 1; 0: the fastest wins)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--max-configs", max_configs, "cap on valid configurations per rung, evenly sampled (0: all)");
+  app.add_option("--max-configs", max_configs, "cap on valid configurations per rung, evenly sampled (0: all)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--kernels-dir", kernels_dir, "the kernels/ folder holding the rung files");
   app.add_option("--out", out, "tuned header to write (default <kernels-dir>/tuned/sm_<arch>.cuh)");
   app.add_option("--json", json, "write every configuration's outcome here");
   app.add_option("--work-dir", work_dir, "temporary files of the nvcc builds (default /tmp/sgemm_autotune)");
-  app.add_flag("!--no-headers", write_headers, "do not update the TILE lines of the rung files");
   app.add_option("--only", only,
                  "time only these tiles, as the tuner prints them (e.g. 64x256x32_32x128_8x16_s2_u8): a "
                  "comparison, which writes no header unless --out is given")
       ->delimiter(',');
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "sgemm_autotune: error: %s\n", e.what());
+    return 2;
+  }
   for (int r : rungs)
     if (std::find(tunable_rungs().begin(), tunable_rungs().end(), r) == tunable_rungs().end()) {
       std::fprintf(stderr, "sgemm_autotune: error: rung %d is not tunable (8, 9, 10 are)\n", r);
       return 2;
     }
+  const std::vector<int64_t> sizes = harness::parse_size_list(sizes_arg);
+  const std::vector<int64_t> confirm_sizes = harness::parse_size_list(confirm_arg);
   if (const std::string p = harness::device_problem(); !p.empty()) {
     std::fprintf(stderr, "sgemm_autotune: %s\n", p.c_str());
     return 3;
   }
   try {
-    SGEMM_CUDA(cudaFree(nullptr));  // create the primary context the driver API will use
-    check_cu(cuInit(0), "cuInit");
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
     const bool comparison_only = !only.empty() && out.empty();
-    if (comparison_only) write_headers = false;
     if (out.empty()) out = kernels_dir + "/tuned/" + arch + ".cuh";
     if (std::system(("mkdir -p \"" + work_dir + "\"").c_str()) != 0)
       throw std::runtime_error("cannot create " + work_dir);
@@ -225,8 +212,7 @@ int main(int argc, char** argv) {
     limits.dynamic_smem_bytes = dev.smem_per_block_optin;
     std::printf("sgemm_autotune on %s (%s, %d SMs): rungs", dev.name.c_str(), arch.c_str(), dev.sm_count);
     for (int r : rungs) std::printf(" %d", r);
-    std::printf("; ranking at %lld^3, finalists also at %lld^3; %d %s jobs\n", (long long)size,
-                (long long)confirm, jobs, compiler.c_str());
+    std::printf("; %s; %d %s jobs\n", ranking_text(sizes, confirm_sizes).c_str(), jobs, compiler.c_str());
 
     cudaStream_t stream;
     SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -241,17 +227,24 @@ int main(int argc, char** argv) {
     size_t free_b = 0, total_b = 0;
     SGEMM_CUDA(cudaMemGetInfo(&free_b, &total_b));
 
-    auto time_config = [&](const Config& c, CUfunction fn, int64_t n, int count) {
-      harness::ProblemSpec spec;
-      spec.shape = {n, n, n};
-      spec.sets = harness::rotation_sets(harness::set_bytes(harness::with_default_ld(spec.shape)), dev.l2_bytes,
-                                         int64_t(free_b));
-      static std::map<int64_t, std::unique_ptr<harness::Problem>> problems;  // one per size
-      auto& p = problems[n];
-      if (!p) p = std::make_unique<harness::Problem>(spec);
-      const auto ms = harness::time_launches([&](int set) { return launch(c, fn, p->args(set), stream); },
-                                             p->sets(), count, {2}, stream);
-      return harness::gflops(n, n, n, harness::median(ms));
+    // GFLOP/s of a configuration at each of `at` (M = N = K), the median of `count` launches.
+    std::map<int64_t, std::unique_ptr<harness::Problem>> problems;  // one per size
+    auto time_config = [&](const Config& c, const void* fn, const std::vector<int64_t>& at, int count) {
+      std::vector<double> gflops;
+      for (int64_t n : at) {
+        auto& p = problems[n];
+        if (!p) {
+          harness::ProblemSpec spec;
+          spec.shape = {n, n, n};
+          spec.sets = harness::rotation_sets(harness::set_bytes(harness::with_default_ld(spec.shape)), dev.l2_bytes,
+                                             int64_t(free_b));
+          p = std::make_unique<harness::Problem>(spec);
+        }
+        const auto ms = harness::time_launches([&](int set) { return launch(c, fn, p->args(set), stream); },
+                                               p->sets(), count, {2}, stream);
+        gflops.push_back(harness::gflops(n, n, n, harness::median(ms)));
+      }
+      return gflops;
     };
 
     std::vector<RungOutcome> outcomes;
@@ -283,8 +276,8 @@ int main(int argc, char** argv) {
           continue;
         }
       }
-      std::printf("\n[rung %d] %zu candidates, %zu valid after the pre-compile checks\n", rung, cands.size(),
-                  valid.size());
+      std::printf("\n[rung %d] %s: %zu candidates, %zu valid after the pre-compile checks\n", rung,
+                  find_rung(rung)->source, cands.size(), valid.size());
       // Compile in parallel.
       std::vector<Compiled> compiled(valid.size());
       std::atomic<size_t> next{0}, done{0};
@@ -322,7 +315,7 @@ int main(int argc, char** argv) {
           continue;
         }
         ++o.compiled;
-        Loaded l = load(c, compiled[i]);
+        const Loaded l(c, compiled[i]);
         e.regs = l.regs;
         if (l.local_bytes > 0) {
           e.stage = "spills";
@@ -331,7 +324,7 @@ int main(int argc, char** argv) {
           bool ok = true;
           for (harness::Problem* p : {&exact, &random}) {
             p->reset_c(0);
-            if (launch(c, l.fn, p->args(0), stream) != Status::kOk) ok = false;
+            if (launch(c, l.fn(), p->args(0), stream) != Status::kOk) ok = false;
             SGEMM_CUDA(cudaStreamSynchronize(stream));
             ok = ok && harness::verify(*p, precision).ok;
           }
@@ -342,18 +335,18 @@ int main(int argc, char** argv) {
             ++o.verified;
             e.stage = "timed";
             // A quick look first: configurations far behind the best so far are not timed fully.
-            e.gflops = time_config(c, l.fn, size, kQuickLaunches);
-            if (e.gflops >= kFullTimingFraction * best) e.gflops = time_config(c, l.fn, size, launches);
+            e.ranking = time_config(c, l.fn(), sizes, kQuickLaunches);
+            if (geomean(e.ranking) >= kFullTimingFraction * best) e.ranking = time_config(c, l.fn(), sizes, launches);
+            e.gflops = geomean(e.ranking);
             best = std::max(best, e.gflops);
           }
         }
         std::printf("  [%3zu/%3zu] %-24s regs %3d  %-8s %8.0f GFLOP/s\n", i + 1, valid.size(), c.tile().c_str(),
                     e.regs, e.stage.c_str(), e.gflops);
         std::fflush(stdout);
-        cuModuleUnload(l.module);
         entries.push_back(e);
       }
-      // Finalists: re-time at both sizes, rank by geometric mean.
+      // Finalists: re-time at the confirmation sizes, rank by geometric mean.
       std::vector<Entry*> ranked;
       for (Entry& e : entries)
         if (e.stage == "timed") ranked.push_back(&e);
@@ -365,7 +358,8 @@ int main(int argc, char** argv) {
       if (std::none_of(ranked.begin(), ranked.end(), is_current))
         for (Entry& e : entries)
           if (e.stage == "timed" && is_current(&e)) ranked.push_back(&e);  // compared, whatever its rank
-      std::printf("  finalists, re-timed as nvcc builds them (the library's compiler):\n");
+      std::printf("  finalists, re-timed as nvcc builds them (the library's compiler) at %s:\n",
+                  sizes_text(confirm_sizes).c_str());
       std::vector<Compiled> shipped(ranked.size());
       {
         std::vector<std::thread> nv;
@@ -391,21 +385,19 @@ int main(int argc, char** argv) {
         Entry* e = ranked[f];
         if (!shipped[f].ok) throw std::runtime_error("nvcc failed on " + e->config.name_expression() + ":\n" +
                                                      shipped[f].log);
-        Loaded l = load(e->config, shipped[f]);
+        const Loaded l(e->config, shipped[f]);
         if (l.local_bytes > 0) {  // nvcc's build spills where NVRTC's did not: drop it
           e->score = 0;
           std::printf("    %-24s spills when built by nvcc: dropped\n", e->config.tile().c_str());
-          cuModuleUnload(l.module);
           continue;
         }
         e->regs = l.regs;
-        e->gflops_size = time_config(e->config, l.fn, size, confirm_launches);
-        e->gflops_confirm = confirm > 0 ? time_config(e->config, l.fn, confirm, confirm_launches) : e->gflops_size;
-        e->score = std::sqrt(e->gflops_size * e->gflops_confirm);
-        std::printf("    %-24s regs %3d %8.0f GFLOP/s at %lld^3, %8.0f at %lld^3 -> %8.0f\n",
-                    e->config.tile().c_str(), e->regs, e->gflops_size, (long long)size, e->gflops_confirm,
-                    (long long)confirm, e->score);
-        cuModuleUnload(l.module);
+        e->confirm = time_config(e->config, l.fn(), confirm_sizes, confirm_launches);
+        e->score = geomean(e->confirm);
+        std::printf("    %-24s regs %3d", e->config.tile().c_str(), e->regs);
+        for (size_t k = 0; k < confirm_sizes.size(); ++k)
+          std::printf("  %lld^3 %7.0f", (long long)confirm_sizes[k], e->confirm[k]);
+        std::printf("  -> %7.0f GFLOP/s\n", e->score);
       }
       std::sort(ranked.begin(), ranked.end(), [](const Entry* a, const Entry* b) { return a->score > b->score; });
       std::vector<double> scores;
@@ -435,30 +427,15 @@ int main(int argc, char** argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    const std::string source = dev.name + ", " + arch + ", " + date + ", ranked at " + std::to_string(size) +
-                               "^3 and " + std::to_string(confirm) + "^3";
+    const std::string source = dev.name + ", " + arch + ", " + date + ", " + ranking_text(sizes, confirm_sizes);
     if (comparison_only) {
       std::printf("\n--only without --out: a comparison, no tuned header written (%.0f s)\n", seconds);
     } else {
       std::ofstream(out) << tuned_header(outcomes, source);
       std::printf("\nwrote %s (%.0f s)\n", out.c_str(), seconds);
     }
-    if (write_headers)
-      for (const RungOutcome& o : outcomes) update_tile_line(kernels_dir + "/" + o.winner.rung_file(), o.winner.tile());
     if (!json.empty()) {
-      std::ofstream js(json);
-      js << "{\n  \"tool\": \"sgemm_autotune\",\n  \"gpu_name\": \"" << json_escape(dev.name) << "\",\n  \"gpu_arch\": \""
-         << arch << "\",\n  \"size\": " << size << ",\n  \"confirm_size\": " << confirm << ",\n  \"seconds\": "
-         << seconds << ",\n  \"configs\": [\n";
-      for (size_t i = 0; i < all.size(); ++i) {
-        const Entry& e = all[i];
-        js << "    {\"rung\": " << e.config.rung << ", \"tile\": \"" << e.config.tile() << "\", \"threads\": "
-           << e.config.threads() << ", \"smem_bytes\": " << e.config.smem_bytes() << ", \"regs\": " << e.regs
-           << ", \"stage\": \"" << e.stage << "\", \"gflops\": " << e.gflops << ", \"gflops_size\": " << e.gflops_size
-           << ", \"gflops_confirm\": " << e.gflops_confirm << ", \"note\": \"" << json_escape(e.note) << "\"}"
-           << (i + 1 < all.size() ? "," : "") << "\n";
-      }
-      js << "  ]\n}\n";
+      std::ofstream(json) << results_json(dev.name, arch, sizes, confirm_sizes, seconds, all);
       std::printf("wrote %s\n", json.c_str());
     }
   } catch (const std::exception& e) {

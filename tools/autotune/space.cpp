@@ -1,8 +1,13 @@
 #include "space.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sgemm_ladder.hpp"
 
 namespace sgemm::autotune {
 
@@ -24,25 +29,17 @@ int Config::smem_bytes() const {
   return (BK * BM + BK * BN) * 4;
 }
 
-std::string Config::rung_file() const {
-  switch (rung) {
-    case 8: return "ffma/08_autotuned.cuh";
-    case 9: return "ffma/09_warptiling.cuh";
-    default: return "ffma/10_double_buffering.cuh";
-  }
-}
+std::string Config::rung_file() const { return find_rung(rung)->source; }
 
 std::string Config::kernel_name() const {
-  switch (rung) {
-    case 8: return "sgemm::rung08::sgemm_08_autotuned";
-    case 9: return "sgemm::rung09::sgemm_09_warptiling";
-    default: return "sgemm::rung10::sgemm_10_double_buffering";
-  }
+  char ns[16];
+  std::snprintf(ns, sizeof ns, "rung%02d", rung);  // each rung file's namespace: sgemm::rungNN
+  const std::string kernel = find_rung(rung)->kernel;  // "sgemm_08_autotuned<true": the name before '<'
+  return std::string("sgemm::") + ns + "::" + kernel.substr(0, kernel.find('<'));
 }
 
 std::string Config::name_expression() const {
   std::ostringstream os;
-  // Rung 10 takes its tile parameters as one type, sgemm::rung10::Config<...>.
   // The instance with 128-bit accesses (kVec = true); rung 10 takes its tile parameters as one type.
   os << kernel_name() << "<true," << (rung == 10 ? "sgemm::rung10::Config<" : "") << BM << "," << BN << "," << BK;
   if (rung != 8) os << "," << WM << "," << WN;
@@ -192,6 +189,56 @@ std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::st
   }
   os << "constexpr const char* kSource = \"" << source << "\";\n\n}  // namespace sgemm::tuned\n";
   return os.str();
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double log_sum = 0;
+  for (double x : v) {
+    if (!(x > 0)) return 0;
+    log_sum += std::log(x);
+  }
+  return std::exp(log_sum / double(v.size()));
+}
+
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ") + std::to_string(sizes[i]) + "^3";
+  return text;
+}
+
+std::string ranking_text(const std::vector<int64_t>& sizes, const std::vector<int64_t>& confirm_sizes) {
+  return "ranked by the geometric mean at " + sizes_text(sizes) + ", finalists at " + sizes_text(confirm_sizes);
+}
+
+std::string results_json(const std::string& gpu_name, const std::string& arch, const std::vector<int64_t>& sizes,
+                         const std::vector<int64_t>& confirm_sizes, double seconds, const std::vector<Entry>& entries) {
+  using nlohmann::json;
+  // GFLOP/s by size: {"1024": 33000.0, ...}
+  const auto by_size = [](const std::vector<int64_t>& at, const std::vector<double>& gflops) {
+    json out = json::object();
+    for (size_t i = 0; i < gflops.size() && i < at.size(); ++i) out[std::to_string(at[i])] = gflops[i];
+    return out;
+  };
+  json configs = json::array();
+  for (const Entry& e : entries)
+    configs.push_back({{"rung", e.config.rung},
+                       {"tile", e.config.tile()},
+                       {"threads", e.config.threads()},
+                       {"smem_bytes", e.config.smem_bytes()},
+                       {"regs", e.regs},
+                       {"stage", e.stage},
+                       {"gflops", e.gflops},
+                       {"gflops_by_size", by_size(sizes, e.ranking)},
+                       {"confirm_gflops_by_size", by_size(confirm_sizes, e.confirm)},
+                       {"score", e.score},
+                       {"note", e.note}});
+  const json doc = {{"tool", "sgemm_autotune"}, {"gpu_name", gpu_name},   {"gpu_arch", arch},
+                    {"sizes", sizes},           {"confirm_sizes", confirm_sizes}, {"seconds", seconds},
+                    {"configs", configs}};
+  // A compiler log is not always UTF-8: bytes that are not are replaced rather than thrown on.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace sgemm::autotune

@@ -2,6 +2,7 @@
 // rules that reject invalid ones before anything is compiled, and the generated header.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,8 @@ struct Config {
   int threads() const;
   int smem_bytes() const;          // shared memory per block
   bool dynamic_smem() const { return rung == 10; }
-  std::string rung_file() const;   // "10_double_buffering.cuh"
-  std::string kernel_name() const; // "sgemm::rung10::sgemm_10_double_buffering"
+  std::string rung_file() const;   // the registry's source file, relative to kernels/
+  std::string kernel_name() const; // "sgemm::rung10::" + the registry's kernel name
   std::string name_expression() const;  // kernel_name() + "<...>"
   std::string tile() const;        // the registry's tile text, e.g. "128x128x8_64x32_8x8_s3_u8"
 };
@@ -44,12 +45,32 @@ std::vector<Config> search_space(int rung, const Limits& limits);
 // The tunable rungs.
 const std::vector<int>& tunable_rungs();
 
-struct Result {
+// One configuration's fate in a tuning run (the --json file lists them all).
+struct Entry {
   Config config;
-  bool verified = false;
-  double gflops = 0;          // at the ranking size(s): geometric mean
-  std::string note;           // why it was dropped, if it was
+  std::string stage = "invalid";  // invalid, compile-failed, spills, wrong, timed
+  std::string note;               // why it was dropped, if it was (e.g. the compiler's log)
+  int regs = 0;
+  std::vector<double> ranking;    // GFLOP/s at each --sizes size
+  double gflops = 0;              // their geometric mean: the ranking score
+  std::vector<double> confirm;    // finalists: GFLOP/s at each --confirm-sizes size
+  double score = 0;               // their geometric mean: the final score
 };
+
+// The geometric mean (0 for none, or when one value is not positive).
+double geomean(const std::vector<double>& v);
+
+// "1024^3 and 4096^3", "1024^3, 2048^3, 4096^3 and 8192^3".
+std::string sizes_text(const std::vector<int64_t>& sizes);
+
+// How a tuning run ranked, as the tuned header records it: "ranked by the geometric mean at
+// 1024^3 and 4096^3, finalists at 1024^3, 2048^3, 4096^3 and 8192^3".
+std::string ranking_text(const std::vector<int64_t>& sizes, const std::vector<int64_t>& confirm_sizes);
+
+// The --json file: the run's GPU and sizes and every entry (valid JSON whatever a compiler log
+// holds; a number that is not finite is written as null).
+std::string results_json(const std::string& gpu_name, const std::string& arch, const std::vector<int64_t>& sizes,
+                         const std::vector<int64_t>& confirm_sizes, double seconds, const std::vector<Entry>& entries);
 
 struct RungOutcome {
   Config winner;

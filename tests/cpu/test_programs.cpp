@@ -1,0 +1,95 @@
+// The real programs, run as a user runs them, on any machine: every bad input makes sgemm_bench
+// exit 2 with one line on stderr and nothing on stdout, before any GPU work; without a GPU it
+// exits 3 and says there is no driver or no GPU; --version and sgemm_autotune --help work
+// without a driver.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bad_inputs.hpp"
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Runs `program` with `args` (each single-quoted for the shell).
+Outcome run(const std::string& program, const std::vector<std::string>& args) {
+  const std::string out = ::testing::TempDir() + "sgemm_program.out", err = ::testing::TempDir() + "sgemm_program.err";
+  std::string cmd = "'" + program + "'";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  const int status = std::system((cmd + " > '" + out + "' 2> '" + err + "' < /dev/null").c_str());
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return o;
+}
+
+}  // namespace
+
+#ifdef SGEMM_BENCH_PATH
+
+TEST(BenchProgram, EveryBadInputOfTheIssueExitsTwoWithOneLineBeforeAnyGpuWork) {
+  for (const BadInput& bad : issue_bad_inputs()) {
+    SCOPED_TRACE(joined(bad.args));
+    const Outcome o = run(SGEMM_BENCH_PATH, bad.args);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(o.out, "");
+    EXPECT_EQ(o.err.rfind("sgemm_bench: error: ", 0), 0u) << o.err;
+    EXPECT_NE(o.err.find(bad.message), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+  }
+}
+
+TEST(BenchProgram, VersionNamesVersionAndCommit) {
+  const Outcome o = run(SGEMM_BENCH_PATH, {"--version"});
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.out.rfind(std::string("sgemm_bench ") + SGEMM_LADDER_VERSION + " (", 0), 0u) << o.out;
+  EXPECT_EQ(o.out.substr(o.out.size() - 2), ")\n") << o.out;
+}
+
+// Where there is a GPU the small run passes and this check has nothing to say; where there is
+// none, the reason must be the real one, not "CUDA driver version is insufficient".
+TEST(BenchProgram, WithoutAGpuSaysWhy) {
+  const Outcome o = run(SGEMM_BENCH_PATH, {"--kernel", "1", "--size", "64", "--repeat", "1"});
+  if (o.exit_code == 0) GTEST_SKIP() << "a GPU ran the row";
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_TRUE(o.err.find("no NVIDIA driver found") != std::string::npos ||
+              o.err.find("no CUDA GPU found") != std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("insufficient"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+}
+
+#endif  // SGEMM_BENCH_PATH
+
+#ifdef SGEMM_AUTOTUNE_PATH
+TEST(AutotuneProgram, HelpNeedsNoDriver) {
+  const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--help"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("--confirm-sizes"), std::string::npos) << o.out;
+}
+
+TEST(AutotuneProgram, BadSizesAreUsageErrors) {
+  const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--sizes", "1024,,4096"});
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("empty item"), std::string::npos) << o.err;
+}
+#endif  // SGEMM_AUTOTUNE_PATH
