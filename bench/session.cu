@@ -186,6 +186,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.pct_cublas_hi = ci.hi;
     set_clock_counters(m.rounds.clock, &c);
     c.remeasured = m.remeasured;
+    if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
     if (!c.fp32_accurate) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
       c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, true), rung.precision);

@@ -173,6 +173,37 @@ void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, f
 
 int64_t to_int(const std::string& text) { return std::stoll(text); }
 
+// A workload suite: `bench/<name>.txt` of the source tree, or a file. One shape a line:
+// `name M N K [lda ldb ldc]` (leading dimensions default to the dense row lengths); '#' starts a
+// comment.
+std::vector<Shape> read_suite(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  const fs::path path = fs::is_regular_file(name_or_path)
+                            ? fs::path(name_or_path)
+                            : fs::path(SGEMM_SOURCE_DIR) / "bench" / (name_or_path + ".txt");
+  std::ifstream in(path);
+  if (!in) throw UsageError("--suite '" + name_or_path + "': no such file, and no suite " + path.string());
+  std::vector<Shape> shapes;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    if (f.empty()) continue;
+    const std::string where = path.string() + ":" + std::to_string(number) + ": ";
+    if (f.size() != 4 && f.size() != 7) throw UsageError(where + "expected 'name M N K [lda ldb ldc]'");
+    for (size_t i = 1; i < f.size(); ++i)
+      if (const std::string problem = integer_problem(f[i], i < 4 ? 0 : 1, kInt64Max); !problem.empty())
+        throw UsageError(where + problem);
+    Shape s{to_int(f[1]), to_int(f[2]), to_int(f[3]), 0, 0, 0, f[0]};
+    if (f.size() == 7) s.lda = to_int(f[4]), s.ldb = to_int(f[5]), s.ldc = to_int(f[6]);
+    shapes.push_back(s);
+  }
+  if (shapes.empty()) throw UsageError("--suite '" + name_or_path + "': " + path.string() + " lists no shape");
+  return shapes;
+}
+
 // The Google Benchmark flags sgemm_bench takes; any other --benchmark_* is refused.
 const char* const kBenchmarkFlags =
     "--benchmark_filter, --benchmark_format, --benchmark_out, --benchmark_out_format, "
@@ -215,7 +246,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
   app.set_version_flag("--version", version_line);
   std::vector<std::string> kernel_args, size_list, shape_list;
-  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s;
+  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s, suite_s;
   bool list_tests = false;
   const auto size = validator(integer_from(0, kInt64Max));
   app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
@@ -234,11 +265,15 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       if (other != dim) dim->needs(other);
     dim->excludes(size_opt)->excludes(sizes_opt)->excludes(shapes_opt);
   }
+  CLI::Option* suite_opt =
+      app.add_option("--suite", suite_s, "a workload suite: bench/NAME.txt (e.g. workloads) or a file of shapes")
+          ->check(validator([](const std::string& t) { return t.empty() ? std::string("empty value") : std::string(); }));
+  for (CLI::Option* other : {size_opt, sizes_opt, shapes_opt, m_opt}) suite_opt->excludes(other);
   app.add_option("--alpha", o.alpha, "alpha (default 1)")->check(validator(fp32_problem));
   app.add_option("--beta", o.beta, "beta (default 0)")->check(validator(fp32_problem));
-  app.add_option("--lda", lda_s, "leading dimension of A (default: K rounded up to 4)")->check(size);
-  app.add_option("--ldb", ldb_s, "leading dimension of B (default: N rounded up to 4)")->check(size);
-  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N rounded up to 4)")->check(size);
+  app.add_option("--lda", lda_s, "leading dimension of A (default: K, dense rows)")->check(size);
+  app.add_option("--ldb", ldb_s, "leading dimension of B (default: N, dense rows)")->check(size);
+  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int")
       ->check(CLI::IsMember({"uniform", "normal", "small_int"}));
   app.add_option("--seed", o.seed, "input seed")->check(validator(integer_from(0, kInt64Max)));
@@ -331,6 +366,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
         wanted.push_back({to_int(dims[0]), to_int(dims[1]), to_int(dims[2]), 0, 0, 0});
       }
     if (!m_s.empty()) wanted.push_back({to_int(m_s), to_int(n_s), to_int(k_s), 0, 0, 0});
+    if (!suite_s.empty()) wanted = read_suite(suite_s);
     if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
     for (Shape s : wanted) {
       if (!lda_s.empty()) s.lda = to_int(lda_s);

@@ -122,19 +122,10 @@ std::string Shape::str() const {
   return s;
 }
 
-namespace {
-// The row length rounded up to a multiple of 4; a row too long to round up without wrapping
-// keeps its length (validate() then refuses its byte count).
-int64_t default_ld(int64_t row) {
-  if (row > std::numeric_limits<int64_t>::max() - kVecWidth) return row;
-  return std::max<int64_t>(round_up(row, kVecWidth), kVecWidth);
-}
-}  // namespace
-
 Shape with_default_ld(Shape s) {
-  if (s.lda == 0) s.lda = default_ld(s.K);
-  if (s.ldb == 0) s.ldb = default_ld(s.N);
-  if (s.ldc == 0) s.ldc = default_ld(s.N);
+  if (s.lda == 0) s.lda = std::max<int64_t>(s.K, 1);
+  if (s.ldb == 0) s.ldb = std::max<int64_t>(s.N, 1);
+  if (s.ldc == 0) s.ldc = std::max<int64_t>(s.N, 1);
   return s;
 }
 

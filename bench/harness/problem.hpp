@@ -14,12 +14,13 @@ namespace sgemm::harness {
 
 struct Shape {
   int64_t M = 0, N = 0, K = 0;
-  int64_t lda = 0, ldb = 0, ldc = 0;  // 0: choose (the row length rounded up to 4)
-  std::string str() const;          // "4096x4096x4096" (+ " lda=.." when not the default)
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the row length (dense rows, as a contiguous array has)
+  std::string name = {};              // a workload suite's name for the shape ("" otherwise)
+  std::string str() const;            // "4096x4096x4096" (+ " lda=.." when not the default)
 };
 
-// Leading dimensions left at 0 become the row length rounded up to a multiple of 4, so the
-// 128-bit rungs run on any M, N, K by default.
+// Leading dimensions left at 0 become the row length: dense rows, as a caller's contiguous
+// arrays have (rows then start on 16-byte boundaries only where the length is a multiple of 4).
 Shape with_default_ld(Shape s);
 
 enum class InputKind {

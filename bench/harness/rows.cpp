@@ -13,6 +13,7 @@ std::vector<int> timed_kernels(const Options& o) {
 }
 
 std::string timing_row_name(const Rung& r, const Shape& s) {
+  if (!s.name.empty()) return std::string("rung") + r.slug + "/" + s.name;  // a suite's shape, by its name
   std::string n = std::string("rung") + r.slug + "/" + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" +
                   std::to_string(s.K);
   const Shape d = with_default_ld({s.M, s.N, s.K, 0, 0, 0});

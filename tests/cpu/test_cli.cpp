@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,24 @@ TEST(Cli, KernelsByIdAndSlugRepeatedOrCommaSeparated) {
   EXPECT_EQ(r.options.kernels, (std::vector<int>{1, 0, 1}));
 }
 
+TEST(Cli, WorkloadSuite) {
+  // --suite NAME reads bench/NAME.txt: every shape by its name, leading dimensions dense unless given.
+  ParseResult r = parse({"--suite", "workloads", "--kernel", "auto"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  ASSERT_GE(r.options.shapes.size(), 30u) << "the suite has at least 30 shapes";
+  std::set<std::string> names;
+  bool odd_n = false, explicit_ld = false, decode = false;
+  for (const Shape& s : r.options.shapes) {
+    EXPECT_TRUE(names.insert(s.name).second) << "duplicate name " << s.name;
+    odd_n |= s.N % 2 == 1;
+    explicit_ld |= s.lda > s.K;
+    decode |= s.M == 1;
+  }
+  EXPECT_TRUE(odd_n && explicit_ld && decode);
+  for (const char* bad : {"no_such_suite", ""}) EXPECT_EQ(parse({"--suite", bad}).exit_code, kExitUsage) << bad;
+  EXPECT_EQ(parse({"--suite", "workloads", "--size", "64"}).exit_code, kExitUsage);
+}
+
 TEST(Cli, SizesAndShapes) {
   ParseResult r = parse({"--sizes", "256,512", "--no-check"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
@@ -57,7 +76,7 @@ TEST(Cli, SizesAndShapes) {
   EXPECT_EQ(s.N, 30);
   EXPECT_EQ(s.K, 7);
   EXPECT_EQ(s.lda, 12);
-  EXPECT_EQ(s.ldb, 32);  // default: N rounded up to 4
+  EXPECT_EQ(s.ldb, 30);  // default: N, dense rows
   EXPECT_EQ(s.ldc, 40);
   r = parse({"--shapes", "8192x1024x8192,16x32x64", "--sizes", "128"});
   ASSERT_EQ(r.exit_code, -1) << r.output;

@@ -61,12 +61,14 @@ TEST(Reference, NonFiniteInputsPropagate) {
   EXPECT_TRUE(std::isnan(ref[0]));  // inf * 0 = NaN, as IEEE and cuBLAS have it
 }
 
-TEST(Reference, DefaultLeadingDimensionsRoundUpToFour) {
+TEST(Reference, DefaultLeadingDimensionsAreDenseRows) {
+  // As a caller's contiguous arrays have them: not rounded up to a multiple of 4.
   const Shape s = with_default_ld({5, 6, 7, 0, 0, 0});
-  EXPECT_EQ(s.lda, 8);
-  EXPECT_EQ(s.ldb, 8);
-  EXPECT_EQ(s.ldc, 8);
+  EXPECT_EQ(s.lda, 7);
+  EXPECT_EQ(s.ldb, 6);
+  EXPECT_EQ(s.ldc, 6);
   EXPECT_EQ(with_default_ld({5, 6, 7, 9, 0, 0}).lda, 9);  // an explicit ld is kept
+  EXPECT_EQ(with_default_ld({5, 0, 0, 0, 0, 0}).ldb, 1);  // at least 1, as BLAS requires
 }
 
 TEST(Reference, RotationExceedsTwiceL2) {
