@@ -21,7 +21,7 @@ std::vector<harness::Shape> ragged_shapes();
 std::vector<harness::Shape> sanitizer_shapes();
 // {1,0}, {0.5,3}, {0,1}, {-1.5,0}
 std::vector<std::pair<float, float>> alpha_betas();
-// The same shape with every leading dimension 8 larger than its (rounded) row.
+// The same shape with every leading dimension a multiple of 4, 8 to 11 floats longer than its row.
 harness::Shape with_padded_ld(harness::Shape s);
 
 // Build the problem, poison C, run the rung through the public API, verify.
