@@ -93,6 +93,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
 #include <limits>
 #include <vector>
 
+#include "common/dispatch.hpp"
 #include "tuned/dispatch.cuh"
 
 namespace sgemm::rung15 {  // the capstone's launcher and model, from its own translation unit
@@ -180,30 +181,38 @@ const std::vector<Candidate>& candidates() {
   return list;
 }
 
-// The model's prediction, in nanoseconds, of candidate `c` on these arguments (infinite where it
-// cannot run them). Tiles: the stream-K plan's run time in whole-tile slabs times the measured time
-// of one slab (all resident blocks busy), plus the launch. GEMV: its bytes over its measured
-// bandwidth, plus the launch, scaled up when it has fewer blocks than the GPU has SMs. Never less
-// than the bytes every kernel must move over that bandwidth.
-double predict_ns(size_t c, const GemmArgs& a) {
-  const Candidate& cand = candidates()[c];
-  const tuned::DispatchCost& cost = tuned::kDispatchCosts[c];
-  const double bytes = 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
-  const double memory = bytes / tuned::kGemvBytesPerNs;
+Terms model_terms(int c, const GemmArgs& a) {
+  const Candidate& cand = candidates()[size_t(c)];
+  Terms t;
+  t.minBytes = 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
   KernelInfo info;
   std::string why;
   if (cand.prepare == nullptr) {  // GEMV
-    if (a.M > kGemvMaxRows || a.N > (int64_t(1) << 31) / 2) return std::numeric_limits<double>::infinity();
     int device = 0, sms = 1;
-    if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const double blocks = double(ceil_div64(a.N, kWarpSize));
-    return memory * std::max(1.0, double(sms) / blocks) + cost.launch_ns;
+    if (a.M > kGemvMaxRows || cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+      return t;
+    t.gemvBytes = t.minBytes * std::max(1.0, double(sms) / double(ceil_div64(a.N, kWarpSize)));
+    t.runs = true;
+    return t;
   }
   if (cand.prepare(a, &info, &why) != Status::kOk || !grid_ok(ceil_div64(a.N, cand.BN), ceil_div64(a.M, cand.BM), &why))
-    return std::numeric_limits<double>::infinity();
+    return t;
   const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
-  const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
-  return std::max(memory, p.slabTimes * cost.slab_ns) + cost.launch_ns;
+  t.slabs = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm).slabTimes;
+  t.runs = true;
+  return t;
+}
+
+// The model's prediction, in nanoseconds, of candidate `c` on these arguments: its terms times
+// the constants measured on this architecture, plus its launch; never less than the bytes every
+// kernel must move over the measured bandwidth.
+double predict_ns(int c, const GemmArgs& a) {
+  const Terms t = model_terms(c, a);
+  if (!t.runs) return std::numeric_limits<double>::infinity();
+  const tuned::DispatchCost& cost = tuned::kDispatchCosts[c];
+  const double work = t.slabs * cost.slab_ns + t.gemvBytes / tuned::kGemvBytesPerNs;
+  return std::max(t.minBytes / tuned::kGemvBytesPerNs, work) + cost.launch_ns;
 }
 
 // The candidate the model picks for these arguments.
@@ -211,7 +220,7 @@ size_t choose(const GemmArgs& a) {
   size_t best = 0;
   double bestNs = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < candidates().size(); ++c)
-    if (const double ns = predict_ns(c, a); ns < bestNs) best = c, bestNs = ns;
+    if (const double ns = predict_ns(int(c), a); ns < bestNs) best = c, bestNs = ns;
   return best;
 }
 

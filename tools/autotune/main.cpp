@@ -44,6 +44,7 @@
 #include "harness/timing.hpp"
 #include "harness/verify.hpp"
 #include "sgemm_ladder.hpp"
+#include "dispatch.hpp"
 #include "nvrtc_compile.hpp"
 #include "space.hpp"
 #include "tuned/tuned.cuh"
@@ -179,6 +180,10 @@ int main(int argc, char** argv) {
   app.add_option("--out", out, "tuned header to write (default <kernels-dir>/tuned/sm_<arch>.cuh)");
   app.add_option("--json", json, "write every configuration's outcome here");
   app.add_option("--work-dir", work_dir, "temporary files of the nvcc builds (default /tmp/sgemm_autotune)");
+  bool dispatch = false;
+  app.add_flag("--dispatch", dispatch,
+               "measure the dispatch rung's model constants instead and write kernels/tuned/dispatch_sm_<arch>.cuh "
+               "(or --out; --json for the measurements)");
   app.add_option("--only", only,
                  "time only these tiles, as the tuner prints them (e.g. 64x256x32_32x128_8x16_s2_u8): a "
                  "comparison, which writes no header unless --out is given")
@@ -204,6 +209,13 @@ int main(int argc, char** argv) {
   try {
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
+    if (dispatch) {
+      cudaStream_t stream;
+      SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      std::printf("sgemm_autotune --dispatch on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
+      return calibrate_dispatch(dev, out.empty() ? kernels_dir + "/tuned/dispatch_" + arch + ".cuh" : out, json,
+                                stream);
+    }
     const bool comparison_only = !only.empty() && out.empty();
     if (out.empty()) out = kernels_dir + "/tuned/" + arch + ".cuh";
     if (std::system(("mkdir -p \"" + work_dir + "\"").c_str()) != 0)

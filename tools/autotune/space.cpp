@@ -163,18 +163,16 @@ std::string margin_text(const RungOutcome& o) {
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source) {
   std::ostringstream os;
   os << "// Tile parameters written by tools/autotune (" << source << ").\n"
-     << "// Do not edit by hand: rerun `sgemm_autotune` on the GPU (see README, \"Autotuning\").\n";
+     << "// Do not edit by hand: rerun `sgemm_autotune` on the GPU (docs/tools.md). Its measurements go to\n"
+     << "// the JSON file it writes (--json), not here: no file under kernels/ holds a measured speed.\n";
   for (const RungOutcome& o : outcomes) {
     if (!o.record.empty()) {
       os << o.record << "\n";
       continue;
     }
     os << "//   rung " << o.winner.rung << ": " << o.candidates << " candidates, " << o.valid
-       << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile()
-       << " at " << int(o.winner_gflops) << " GFLOP/s";
-    if (o.runner_up_gflops > 0)
-      os << ", runner-up " << o.runner_up.tile() << " at " << int(o.runner_up_gflops) << " GFLOP/s ("
-         << margin_text(o) << ")";
+       << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile();
+    if (o.runner_up_gflops > 0) os << ", runner-up " << o.runner_up.tile() << " (" << margin_text(o) << ")";
     os << "\n";
   }
   os << "#pragma once\n\nnamespace sgemm::tuned {\n\n";
