@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # One call that does everything a GPU machine is needed for, so a short lease is enough:
-# build (release, and debug when asked), tests, compute-sanitizer, benchmarks, SASS, ncu,
-# cuda-gdb. Logs and results land in OUTDIR; a summary table is printed last.
+# build (release, and debug when asked), tests, compute-sanitizer, benchmarks, the workload suite,
+# SASS, ncu, cuda-gdb, the Python package's GPU tests, tuning. Logs and results land in OUTDIR,
+# named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune test sanitize bench results soak sass ncu gdb fault
-#   (default: probe build test bench). TUNE_ARGS and SOAK_MINUTES pass options through; on a copy
-#   of the tree without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the
-#   results file records the commit measured.
+#   steps: probe build build-debug tune dispatch test sanitize bench results suite soak sass ncu gdb
+#          fault python (default: probe build test bench)
+#   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
+#   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
+#   records the commit measured.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
@@ -19,6 +21,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 cd "$root"
 bench=build/release/bench/sgemm_bench
 summary=()
+# The results files are named after the GPU: "NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" -> h100.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed -E 's/^NVIDIA //; s/ .*//' |
+      tr '[:upper:]' '[:lower:]')
+gpu=${gpu:-gpu}
 
 run_step() {  # name command...
   local name=$1; shift
@@ -46,21 +52,30 @@ for step in "${steps[@]}"; do
     bench)
       run_step bench "$bench" --sizes 4096,8192 --json "$out/bench.json" ;;
     tune)
-      run_step tune build/release/tools/sgemm_autotune ${TUNE_ARGS:-} --json "$out/autotune.json" &&
+      run_step tune build/release/tools/sgemm_autotune ${TUNE_ARGS:-} --json "$out/${gpu}_autotune.json" &&
         cp kernels/tuned/sm_90.cuh "$out/" &&
+        run_step rebuild cmake --build --preset release -j 16 ;;
+    dispatch)  # the dispatch rung's model constants, measured on this GPU
+      run_step dispatch build/release/tools/sgemm_autotune --dispatch --json "$out/${gpu}_dispatch.json" &&
+        cp kernels/tuned/dispatch_sm_90.cuh "$out/" &&
         run_step rebuild cmake --build --preset release -j 16 ;;
     results)  # the committed results file: square sweep, non-square shapes, accuracy over K
       run_step results "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 \
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
-        --accuracy-sweep --json "$out/h200.json" ;;
+        --accuracy-sweep --json "$out/${gpu}.json" ;;
+    suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
+      run_step suite "$bench" --kernel 0,15,auto --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
+    python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network
+      run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps . &&
+        python3 -m pytest -q tests/python' ;;
     soak)
       run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;
     fault)
       run_step fault bash -c 'ctest --preset debug -L faults --output-on-failure; tools/fault_lab.sh all' ;;
     sass)
-      run_step sass python3 tools/sass_report.py --all --json "$out/h200_sass.json" ;;
+      run_step sass python3 tools/sass_report.py --all --json "$out/${gpu}_sass.json" ;;
     ncu)
-      run_step ncu python3 tools/ncu_profile.py --all --csv "$out/h200_ncu.csv" ;;
+      run_step ncu python3 tools/ncu_profile.py --all --csv "$out/${gpu}_ncu.csv" ;;
     gdb)
       run_step gdb bash -c 'for k in 3 6 10; do tools/gdb_walkthrough.sh --batch --kernel $k; done' ;;
     *)
