@@ -236,6 +236,48 @@ def gpu_section(r, prev, tag, results) -> list[str]:
     return lines
 
 
+def suite_rows(results, rung_id: int) -> dict:
+    """A suite's rows of one rung, by shape name (the part of the row name after the slug)."""
+    return {row.name.split("/")[1]: row for row in results.rows if row.rung == rung_id}
+
+
+def suite_section(r, tag: str, suite) -> list[str]:
+    """The dispatch rung's page: every shape of the workload suite, the kernel the model chose, its
+    speed against cuBLAS and against the capstone, and the summary the issue asks for."""
+    capstone = max((row.rung for row in suite.rows if row.rung not in (0, r.id)), default=None)
+    mine, cap = suite_rows(suite, r.id), suite_rows(suite, capstone) if capstone is not None else {}
+    head = ["shape", "M x N x K", "kernel chosen", "GFLOP/s", "% of cuBLAS [95% interval]"]
+    if cap:
+        head.append(f"rung {capstone:02d} % of cuBLAS")
+    head.append("verified")
+    rows, pcts = [], []
+    for name, row in mine.items():
+        shape = f"{row.M} x {row.N} x {row.K}" + (f" (ld {row.lda}, {row.ldb}, {row.ldc})"
+                                                  if getattr(row, "lda", None) not in (None, row.K) else "")
+        cells = [name, shape, f"`{getattr(row, 'label', '') or '?'}`", num(row.gflops), pct(row)]
+        if cap:
+            cells.append(pct(cap.get(name)))
+        cells.append("yes" if row.verified else "NO")
+        rows.append(cells)
+        pcts.append(row.pct)
+    if not rows:
+        return []
+    geo = math.exp(sum(math.log(x) for x in pcts) / len(pcts)) if all(x > 0 for x in pcts) else None
+    low = [n for n, row in mine.items() if row.pct < 85]
+    lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, {len(rows)} shapes): geometric mean "
+             f"{num(geo, 1)}% of cuBLAS; lowest {min(pcts):.1f}% "
+             f"({min(mine, key=lambda n: mine[n].pct)}); below 85%: {', '.join(low) if low else 'none'}; "
+             f"verified: {'all' if all(row.verified for row in mine.values()) else 'NOT all'}.", ""]
+    decode = next((row for row in mine.values() if (row.M, row.N, row.K) == (1, 4096, 4096)), None)
+    bw = suite.copy_bandwidth_gbs
+    if decode is not None and bw:
+        floor_ms = 4.0 * 4096 * 4096 / (bw * 1e6)  # reading B once at the measured copy bandwidth
+        lines += [f"Decode 1 x 4096 x 4096: {decode.ms * 1e3:.1f} µs against {floor_ms * 1e3:.1f} µs to read B "
+                  f"at the measured copy bandwidth ({bw:,.0f} GB/s): {100 * floor_ms / decode.ms:.0f}% of that "
+                  "bound.", ""]
+    return lines + table(head, rows) + [""]
+
+
 def page_block(r, by_id, gpus) -> str:
     prev = by_id.get(r.builds_on) if r.builds_on >= 0 else (by_id[0] if r.id != 0 else None)
     lines = [BEGIN, "", "## Evidence", "",
@@ -246,6 +288,9 @@ def page_block(r, by_id, gpus) -> str:
         lines += ["No committed results yet.", ""]
     for tag, results in gpus.items():
         lines += gpu_section(r, prev, tag, results)
+        if r.track == "dispatch":
+            suite = res.load(tag, suite="workloads") if tag in res.gpus(suffix="_workloads.json") else None
+            lines += suite_section(r, tag, suite) if suite else ["No workload-suite results for this GPU.", ""]
     lines.append(END)
     return "\n".join(lines)
 
