@@ -229,10 +229,12 @@ int main(int argc, char** argv) {
     cudaStream_t stream;
     SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     // Verification problems: exact small integers on a ragged shape, random inputs with alpha/beta.
+    // The tuner builds the instances with 128-bit accesses (kVec = true), which need rows that
+    // start on 16-byte boundaries: leading dimensions that are multiples of 4.
     harness::ProblemSpec exact_spec, random_spec;
-    exact_spec.shape = {127, 129, 65};
+    exact_spec.shape = {127, 129, 65, 68, 132, 132};
     exact_spec.kind = harness::InputKind::kSmallInt;
-    random_spec.shape = {1000, 1030, 1100};
+    random_spec.shape = {1000, 1030, 1100, 1100, 1032, 1032};
     random_spec.alpha = 0.5f;
     random_spec.beta = 3.0f;
     harness::Problem exact(exact_spec), random(random_spec);
@@ -247,7 +249,8 @@ int main(int argc, char** argv) {
         auto& p = problems[n];
         if (!p) {
           harness::ProblemSpec spec;
-          spec.shape = {n, n, n};
+          const int64_t ld = (n + 3) / 4 * 4;  // 16-byte rows, as the kVec = true instances need
+          spec.shape = {n, n, n, ld, ld, ld};
           spec.sets = harness::rotation_sets(harness::set_bytes(harness::with_default_ld(spec.shape)), dev.l2_bytes,
                                              int64_t(free_b));
           p = std::make_unique<harness::Problem>(spec);
