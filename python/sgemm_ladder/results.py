@@ -65,10 +65,12 @@ def results_dir() -> Path:
     return checkout() / "bench" / "results"
 
 
-def gpus(folder: str | os.PathLike | None = None) -> list[str]:
-    """The GPU tags that have a `<tag>.json` in `folder` (default results_dir()), sorted."""
+def gpus(folder: str | os.PathLike | None = None, suffix: str = ".json") -> list[str]:
+    """The GPU tags that have a `<tag>.json` in `folder` (default results_dir()), sorted; with
+    `suffix` "_sass.json" or "_ncu.csv", those that have that file."""
     folder = Path(folder) if folder is not None else results_dir()
-    return sorted(p.stem for p in folder.glob("*.json") if _TAG.fullmatch(p.stem))
+    tags = (p.name[:-len(suffix)] for p in folder.glob(f"*{suffix}"))
+    return sorted(t for t in tags if _TAG.fullmatch(t))
 
 
 # ----------------------------------------------------------------------------------------------

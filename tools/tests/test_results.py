@@ -13,6 +13,7 @@ from sgemm_ladder import results
 def test_gpus_are_the_tags_with_a_results_file(data_dir, tmp_path):
     # h200_workloads.json, h200_sass.json and registry_rungs.json are not GPUs of their own
     assert results.gpus(data_dir) == ["a100", "h100", "h200"]
+    assert results.gpus(data_dir, "_sass.json") == results.gpus(data_dir, "_ncu.csv") == ["h200"]
     assert results.gpus(tmp_path) == [] and results.gpus(tmp_path / "missing") == []
 
 
