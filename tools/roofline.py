@@ -144,14 +144,17 @@ def draw_roofline(ax, points: list[dict], ceil: Ceilings, style: Callable[[dict]
         ax.axhline(peak, color="#c0392b", lw=1.2, ls=":", label=ceil.peak_label, zorder=2)
     if ridge:
         ax.axvline(ridge, color="0.6", ls=":", lw=1)
+    labelled: list[tuple[float, float]] = []  # (log x, log y) of the points that got their id
     for p, x, y in zip(pts, ai, gf):
         kw = {"markersize": 7, "markeredgecolor": "white", "markeredgewidth": 0.6, "zorder": 4,
               "label": f"{p['rung']}: {p['slug']}", **style(p)}
         lo, hi = p.get("gflops_lo"), p.get("gflops_hi")
         yerr = [[y - lo], [hi - y]] if lo and hi else None
         ax.errorbar([x], [y], yerr=yerr, linestyle="none", capsize=2, elinewidth=1, **kw)
-        if label_points:
-            ax.annotate(str(p["rung"]), (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+        here = (np.log10(x), np.log10(y))
+        if label_points and all(abs(here[0] - a) > 0.12 or abs(here[1] - b) > 0.05 for a, b in labelled):
+            labelled.append(here)  # points on top of each other share the first one's label
+            ax.annotate(str(p["rung"]), (x, y), textcoords="offset points", xytext=(6, 3), fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
