@@ -347,11 +347,25 @@ def _clock(value: Any) -> float | None:
 # The SASS report and the Nsight Compute profile
 
 
+def _report(tag_or_path, folder, suffix: str) -> Path | None:
+    """The file of a GPU's SASS report or ncu profile; None when a GPU (a tag) has none: not every
+    GPU with results has been profiled. A path given is expected to exist."""
+    try:
+        return _file(tag_or_path, folder, suffix)
+    except FileNotFoundError:
+        if _TAG.fullmatch(os.fspath(tag_or_path)):
+            return None
+        raise
+
+
 def load_sass(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> dict[int, dict]:
     """`<tag>_sass.json` by rung id: each rung's reported kernel as sass_report wrote it
     (slug, function, registers, shared_bytes, local_bytes, stack_bytes, counts, total,
-    ffma_share, other_kernels) plus gpu_arch, the architecture the counts are for."""
-    path = _file(tag_or_path, folder, "_sass.json")
+    ffma_share, other_kernels) plus gpu_arch, the architecture the counts are for.
+    {} when the GPU has no SASS report."""
+    path = _report(tag_or_path, folder, "_sass.json")
+    if path is None:
+        return {}
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
     if not isinstance(doc, dict) or doc.get("tool") != "sass_report" or not isinstance(doc.get("rungs"), list):
@@ -365,8 +379,11 @@ NCU_TEXT_COLUMNS = ("slug", "kernel", "block_size", "grid_size")
 
 def load_ncu(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> dict[int, dict]:
     """`<tag>_ncu.csv` by rung id: one profiled launch per rung, numbers as float (None where
-    the cell is empty: a metric ncu reported as n/a), rung, M, N and K as int."""
-    path = _file(tag_or_path, folder, "_ncu.csv")
+    the cell is empty: a metric ncu reported as n/a), rung, M, N and K as int. {} when the GPU
+    has no ncu profile."""
+    path = _report(tag_or_path, folder, "_ncu.csv")
+    if path is None:
+        return {}
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     out = {}

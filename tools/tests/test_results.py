@@ -110,7 +110,7 @@ def test_older_files_read_none_for_the_counters_they_lack(data_dir):
                    "clock_ok", "remeasured"):
         assert getattr(row, absent) is None, absent
     assert row.verdict is None and row.gflops_iqr is None
-    assert a100.fp32_peak_gflops == 108 * 128 * 2 * 1410 // 1000  # from fp32_peak_gflops_at_max_clock
+    assert a100.fp32_peak_gflops == 19491  # from fp32_peak_gflops_at_max_clock
     assert len(a100.accuracy) == 2 and a100.accuracy[0].rel_err > 0
 
 
@@ -172,8 +172,9 @@ def test_sass_report_by_rung(data_dir):
     assert sass[12]["function"].startswith("void sgemm::rung12::sgemm_12_stream_k<")
     with pytest.raises(ValueError, match="sass_report"):
         results.load_sass(data_dir / "h200.json")
+    assert results.load_sass("h100", data_dir) == {}  # a GPU without a SASS report
     with pytest.raises(FileNotFoundError, match="sass_report.py --all --json"):
-        results.load_sass("h100", data_dir)
+        results.load_sass(data_dir / "h100_sass.json")
 
 
 def test_ncu_rows_by_rung(data_dir):
@@ -184,5 +185,6 @@ def test_ncu_rows_by_rung(data_dir):
     assert isinstance(r7["rung"], int) and isinstance(r7["M"], int) and isinstance(r7["duration_ns"], float)
     assert r7["smem_ld_insts"] is None  # an empty cell: n/a
     assert results.load_ncu(data_dir / "h200_ncu.csv") == ncu
+    assert results.load_ncu("a100", data_dir) == {}  # a GPU without an ncu profile
     with pytest.raises(FileNotFoundError, match="ncu_profile.py --all --csv"):
-        results.load_ncu("a100", data_dir)
+        results.load_ncu(data_dir / "a100_ncu.csv")
