@@ -32,9 +32,10 @@ PCT = {0: 100, 1: 1.0, 2: 12.6, 3: 18.5, 4: 41.8, 5: 61.3, 6: 70.1, 7: 77.5, 8: 
 TILE = {0: 128, 1: 32, 2: 32, 3: 32, 4: 64, 21: 128, 22: 128, 23: 128}  # others: 128
 ERR_C = {0: 0.31, 21: 900.0, 22: 0.2, 23: 0.35}  # FFMA rungs: 0.5; split-K onwards: 0.36
 GPUS = {
-    "h200": dict(gpu_name="NVIDIA H200", sm_count=132, clock=1980, bandwidth=4270, cublas_gflops=51300,
+    "h200": dict(gpu_name="NVIDIA H200", sm_count=132, clock=1980, peak=66908, bandwidth=4270, cublas_gflops=51300,
                  sizes=[256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192], ks=[256, 1024, 4096, 16384]),
-    "h100": dict(gpu_name="NVIDIA H100 80GB HBM3", sm_count=132, clock=1755, bandwidth=3350, cublas_gflops=43600,
+    "h100": dict(gpu_name="NVIDIA H100 80GB HBM3", sm_count=132, clock=1755, peak=59304, bandwidth=3350,
+                 cublas_gflops=43600,
                  sizes=[256, 512, 1024, 2048, 4096], ks=[256, 4096]),
 }
 
@@ -108,7 +109,7 @@ def main():
     for tag, g in GPUS.items():
         sizes = ",".join(map(str, g["sizes"]))
         command = f"sgemm_bench --sizes {sizes} --accuracy-sweep --json bench/results/{tag}.json"
-        ctx = context(g["gpu_name"], g["sm_count"], g["clock"], g["bandwidth"], command=command,
+        ctx = context(g["gpu_name"], g["sm_count"], g["clock"], g["peak"], g["bandwidth"], command=command,
                       fixture="synthetic numbers for the notebook tests (notebooks/tests/data/make_fixtures.py), "
                               "not a measurement")
         timing = bench_rows(g, rng)

@@ -45,16 +45,16 @@ def slugs() -> dict[int, str]:
     return {r["id"]: r["slug"] for r in json.loads(REGISTRY.read_text())}
 
 
-def context(gpu_name, sm_count, clock, bandwidth, old=False, **extra):
+def context(gpu_name, sm_count, clock, peak, bandwidth, old=False, lanes=128, arch="sm_90", **extra):
+    """The context sgemm_bench writes; `peak` is the FP32 peak it reports (its formula is C++'s)."""
     c = {"date": "2026-11-24T12:00:00+00:00", "host_name": "fixture", "executable": "build/release/bench/sgemm_bench",
          "num_cpus": 16, "mhz_per_cpu": 2000, "cpu_scaling_enabled": False, "caches": [],
-         "library_build_type": "release", "gpu_name": gpu_name, "gpu_arch": "sm_90", "sm_count": str(sm_count),
+         "library_build_type": "release", "gpu_name": gpu_name, "gpu_arch": arch, "sm_count": str(sm_count),
          "sm_clock_max_mhz": str(clock), "driver_version": "580.159.04", "cuda_runtime": "13.0",
          "cublas_version": "13.1.0", "copy_bandwidth_gbs": str(bandwidth), "sgemm_ladder_git": "fixture",
          "sgemm_ladder_version": "0.1.0", "fixture": "synthetic numbers (tools/tests/data/make_fixtures.py)"}
-    peak = str(sm_count * 128 * 2 * clock // 1000)  # what the C++ writes; the fixture needs a figure
-    c.update({"fp32_peak_gflops_at_max_clock": peak} if old else
-             {"fp32_lanes_per_sm": "128", "fp32_peak_gflops": peak, "fp32_peak_gflops_at_max_clock": peak})
+    c.update({"fp32_peak_gflops_at_max_clock": str(peak)} if old else
+             {"fp32_lanes_per_sm": str(lanes), "fp32_peak_gflops": str(peak), "fp32_peak_gflops_at_max_clock": str(peak)})
     c.update(extra)
     return c
 
@@ -132,7 +132,7 @@ def h200():
                        error_message="A: lda=1001 is not a multiple of 4: 10_double_buffering needs 16-byte aligned rows"))
     rows.append(failed(shape_name(names[23], 64, 64, 64), skipped=True, skip_message="not built for this GPU"))
     rows += [accuracy(names[r], r, d, k) for k in (256, 4096) for d in ("uniform", "normal") for r in (0, 7, 21)]
-    return {"context": context("NVIDIA H200", 132, 1980, 4210, repetitions="3"), "benchmarks": rows}
+    return {"context": context("NVIDIA H200", 132, 1980, 66908, 4210, repetitions="3"), "benchmarks": rows}
 
 
 def h100():
@@ -145,7 +145,7 @@ def h100():
             rows.append(row(shape_name(names[rung], n, n, n), c))
     rows.append(failed(shape_name(names[23], 4096, 4096, 4096), error_occurred=True,
                        error_message="23_wgmma_3xtf32: not built for this GPU's architecture"))
-    return {"context": context("NVIDIA H100 80GB HBM3", 132, 1755, 3350), "benchmarks": rows}
+    return {"context": context("NVIDIA H100 80GB HBM3", 132, 1755, 59304, 3350), "benchmarks": rows}
 
 
 def a100():
@@ -157,14 +157,14 @@ def a100():
     rows.append(failed(shape_name(names[23], 4096, 4096, 4096), error_occurred=True,
                        error_message="23_wgmma_3xtf32: not built for this GPU's architecture"))
     rows += [accuracy(names[r], r, "uniform", 256, old=True) for r in (0, 7)]
-    return {"context": context("NVIDIA A100-SXM4-80GB", 108, 1410, 1650, old=True), "benchmarks": rows}
+    return {"context": context("NVIDIA A100-SXM4-80GB", 108, 1410, 19491, 1650, old=True, lanes=64, arch="sm_80"), "benchmarks": rows}
 
 
 def workloads():
     names = slugs()
     rows = [row(shape_name(names[r], 4096, 4096, 256), counters(r, 4096, 4096, 256, g, 30000, 1980))
             for r, g in ((0, 30000), (7, 21000))]
-    return {"context": context("NVIDIA H200", 132, 1980, 4210), "benchmarks": rows}
+    return {"context": context("NVIDIA H200", 132, 1980, 66908, 4210), "benchmarks": rows}
 
 
 # Per rung at 4096^3: DRAM MB read, ld sectors/request, smem ld bank conflicts (M), occupancy %,
