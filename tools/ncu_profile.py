@@ -354,7 +354,7 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     if pd is None:
-        raise common.missing_package("pandas", PROG)
+        raise common.missing_package("pandas")
     rungs = common.registry()
     by_id = {r.id: r for r in rungs}
     if args.kernel is not None and args.kernel not in by_id:

@@ -170,7 +170,7 @@ def plot_roofline(points: list[dict], ceil: Ceilings, png: Path, title: str) -> 
     try:
         import matplotlib
     except ImportError as e:
-        raise common.missing_package("matplotlib", f"{PROG} --png") from e
+        raise common.missing_package("matplotlib", "--png") from e
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -59,10 +59,10 @@ def run_main(prog: str, main: Callable[[list[str] | None], int], argv: list[str]
         return EXIT_FAILURE
 
 
-def missing_package(package: str, what: str) -> ToolError:
-    """The one-line error of a tool run without an optional Python package it needs."""
-    return ToolError(f"{what} needs the Python package {package}: pip install -r notebooks/requirements.txt "
-                     f"(or run the tool with .venv/bin/python, made by tools/setup.sh)")
+def missing_package(package: str, what: str = "") -> ToolError:
+    """The one-line error of a tool (or of its option `what`) run without a Python package it needs."""
+    return ToolError(f"{what + ' ' if what else ''}needs the Python package {package}: pip install -r "
+                     f"notebooks/requirements.txt (or run the tool with .venv/bin/python, made by tools/setup.sh)")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -74,11 +74,11 @@ def test_run_main_maps_errors_to_exit_codes(capsys):
         raise common.UsageError("bad flag")
 
     def no_pandas(_):
-        raise common.missing_package("pandas", "ncu_profile")
+        raise common.missing_package("pandas")
 
     assert common.run_main("t", fail, []) == 1
     assert common.run_main("t", usage, []) == 2
     assert "t: broken" in capsys.readouterr().err
     assert common.run_main("t", no_pandas, []) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "ncu_profile needs the Python package pandas" in err
+    assert err.count("\n") == 1 and err.startswith("t: needs the Python package pandas: pip install")

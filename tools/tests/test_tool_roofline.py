@@ -95,7 +95,7 @@ def test_cli_without_matplotlib_says_so(data_dir, tmp_path, monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     argv = ["--ncu", str(data_dir / "h200_ncu.csv"), "--png", str(tmp_path / "r.png")]
     assert common.run_main("roofline", rl.main, argv) == 1
-    assert "needs the Python package matplotlib" in capsys.readouterr().err
+    assert "roofline: --png needs the Python package matplotlib" in capsys.readouterr().err
 
 
 def test_cli_usage_errors(tmp_path):
