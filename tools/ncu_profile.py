@@ -17,15 +17,16 @@ Examples:
 The rungs and their kernels come from the registry (`sgemm_ladder.rungs()`). The ncu command for
 rung N with a kernel of ours is
     ncu --csv --page raw --print-units base --print-kernel-base function --clock-control none
-        --target-processes all --kernel-name-base function --kernel-name regex:<KERNEL>
+        --target-processes all --kernel-name-base demangled --kernel-name regex:<KERNEL>
         --launch-skip 1 --launch-count 1 --metrics <METRICS>
         sgemm_bench --kernel N --size S --repeat 1 --warmup 0 --no-check --min-time 0.01
-where <KERNEL> is the registry's `kernel` text as a function name ("sgemm_12_stream_k<" becomes
-(^|::)sgemm_12_stream_k$, which leaves out sgemm_12_stream_k_shares). --launch-skip 1 skips
-sgemm_bench's 8x8x8 preflight launch; the launch profiled is the (warm-up) launch at size S, the
-same work as a timed one. The cuBLAS rung (no kernel of ours) is filtered with
-regex:gemm|xmma|cutlass, the first 4 matching launches are profiled and the longest is kept
-(cuBLAS may pick another kernel for the 8x8x8 preflight). --from-ncu-csv converts a saved
+where <KERNEL> is the registry's `kernel` text ("sgemm_12_stream_k<true": the aligned whole-tile
+kernel, not sgemm_12_stream_k_shares). --launch-skip 1 skips sgemm_bench's 8x8x8 preflight
+launch; the launch profiled is the (warm-up) launch at size S, the same work as a timed one. The
+cuBLAS rung (no kernel of ours) is filtered with regex:gemm|xmma|cutlass on bare function names,
+the first 4 matching launches are profiled and the longest is kept (cuBLAS may pick another
+kernel for the 8x8x8 preflight). With --all, a rung whose kernel does not run at size S (a
+dispatch rung that runs another rung's kernel there) is left out with a warning. --from-ncu-csv converts a saved
 `ncu --csv --page raw` output instead (launches go to rungs by kernel name; the longest launch of
 each rung is kept).
 
@@ -177,12 +178,13 @@ def _launches(raw: pd.DataFrame) -> pd.DataFrame:
 def rung_of_kernel(kernel: str, rungs: list) -> int | None:
     """The registry rung a profiled kernel belongs to: the rung whose `kernel` text its name
     shows, the cuBLAS rung (no kernel of ours) for a cuBLAS GEMM kernel, else None (a rung's
-    other kernels too, such as sgemm_12_stream_k_shares: not the kernel of the lesson)."""
+    other kernels too, such as sgemm_12_stream_k_shares or the unaligned instance: not the kernel
+    of the lesson)."""
     for r in rungs:
         if common.kernel_matches(kernel, r.kernel):
             return r.id
-    if any(r.kernel and r.kernel.rstrip("<") in kernel for r in rungs):
-        return None
+    if any(r.kernel and r.kernel.split("<", 1)[0] in kernel for r in rungs) or "sgemm::" in kernel:
+        return None  # one of ours: not cuBLAS
     if re.search(CUBLAS_FILTER, kernel):
         return next((r.id for r in rungs if not r.kernel), None)
     return None
@@ -264,13 +266,14 @@ def find_ncu() -> Path | None:
     return common.find_executable("ncu", "NCU", extra)
 
 
-def kernel_filter(rung) -> str:
-    """ncu's --kernel-name for a registry rung, matched against bare function names."""
+def kernel_filter(rung) -> list[str]:
+    """ncu's options that pick a registry rung's launches: its `kernel` text searched in the
+    demangled names ("sgemm_12_stream_k<true" names the aligned whole-tile kernel, not
+    sgemm_12_stream_k_shares or the unaligned instance); for the cuBLAS rung, cuBLAS's GEMM
+    kernels among the bare function names (ours are in namespace sgemm: "gemm" would match)."""
     if not rung.kernel:
-        return f"regex:{CUBLAS_FILTER}"
-    if rung.kernel.endswith("<"):  # the text ends where the template arguments start
-        return f"regex:(^|::){re.escape(rung.kernel[:-1])}$"
-    return f"regex:{re.escape(rung.kernel)}"
+        return ["--kernel-name-base", "function", "--kernel-name", f"regex:{CUBLAS_FILTER}"]
+    return ["--kernel-name-base", "demangled", "--kernel-name", f"regex:{re.escape(rung.kernel)}"]
 
 
 def ncu_command(ncu: Path | str, bench: Path | str, rung, size: int, metrics: list[str],
@@ -279,8 +282,7 @@ def ncu_command(ncu: Path | str, bench: Path | str, rung, size: int, metrics: li
     skip = launch_skip if launch_skip is not None else (1 if rung.kernel else 0)
     count = launch_count if launch_count is not None else (1 if rung.kernel else 4)
     return [str(ncu), "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "function",
-            "--clock-control", "none", "--target-processes", "all",
-            "--kernel-name-base", "function", "--kernel-name", kernel_filter(rung),
+            "--clock-control", "none", "--target-processes", "all", *kernel_filter(rung),
             "--launch-skip", str(skip), "--launch-count", str(count),
             "--metrics", ",".join(metrics),
             str(bench), "--kernel", str(rung.id), "--size", str(size), "--repeat", "1", "--warmup", "0",
@@ -291,6 +293,10 @@ def unknown_metrics(output: str, metrics: list[str]) -> list[str]:
     """Requested metrics that ncu's error lines complain about."""
     errors = "\n".join(ln for ln in output.splitlines() if "error" in ln.lower())
     return [m for m in metrics if m in errors]
+
+
+class NoLaunch(ToolError):
+    """ncu ran but profiled no launch of the rung's kernel."""
 
 
 def profile_rung(ncu: Path, bench: Path, rung, rungs: list, size: int, args) -> tuple[pd.DataFrame, str]:
@@ -317,7 +323,7 @@ def profile_rung(ncu: Path, bench: Path, rung, rungs: list, size: int, args) -> 
             continue
         tail = "\n".join(output.strip().splitlines()[-15:])
         hint = f"\n{PERM_HINT}" if "ERR_NVGPUCTRPERM" in output else ""
-        raise ToolError(f"ncu profiled no launch of rung {rung.id} (exit {proc.returncode}):\n{tail}{hint}")
+        raise NoLaunch(f"ncu profiled no launch of rung {rung.id} (exit {proc.returncode}):\n{tail}{hint}")
     raise ToolError(f"ncu kept rejecting metrics for rung {rung.id}")
 
 
@@ -382,11 +388,19 @@ def main(argv=None) -> int:
             raise ToolError(f"ncu (Nsight Compute) not found: {NCU_HINT}")
         common.require_file(args.bench, "sgemm_bench", common.BUILD_HINT)
         for r in chosen:
-            launches, raw = profile_rung(ncu, args.bench, r, rungs, args.size, args)
+            try:
+                launches, raw = profile_rung(ncu, args.bench, r, rungs, args.size, args)
+            except NoLaunch as e:
+                if args.kernel is not None or "ERR_NVGPUCTRPERM" in str(e):
+                    raise
+                print(f"{PROG}: rung {r.id} left out: no launch of `{r.kernel}` at {args.size}^3", file=sys.stderr)
+                continue
             if args.raw_dir:
                 args.raw_dir.mkdir(parents=True, exist_ok=True)
                 (args.raw_dir / f"rung{r.id:02d}_ncu_raw.csv").write_text(raw)
             rows.append(make_row(r.id, r.slug, m, n, k, pick_launch(launches)))
+        if not rows:
+            raise ToolError(f"ncu profiled no launch of any rung at {args.size}^3")
     print(format_summary(rows))
     if args.csv:
         write_csv(rows, args.csv)

@@ -79,11 +79,11 @@ def registry() -> list:
 
 
 def kernel_matches(name: str, text: str) -> bool:
-    """Whether a kernel name shows the registry's `kernel` text: demangled names contain it
-    ("sgemm_12_stream_k<" is in "void sgemm::rung12::sgemm_12_stream_k<Config<...> >(int, ...)"
-    and not in "...sgemm_12_stream_k_shares<...>"); a bare function name, as ncu prints it, is the
-    text without the template bracket ("sgemm_12_stream_k")."""
-    return bool(text) and (text in name or (text.endswith("<") and name.rsplit("::", 1)[-1] == text[:-1]))
+    """Whether a kernel name shows the registry's `kernel` text. Demangled names contain it
+    ("sgemm_12_stream_k<true" is in "void sgemm::rung12::sgemm_12_stream_k<true, Config<...> >(int, ...)"
+    and not in "...sgemm_12_stream_k_shares<true, ...>" or "...sgemm_12_stream_k<false, ...>"); a bare
+    function name, as ncu prints it, is the text up to its template arguments ("sgemm_12_stream_k")."""
+    return bool(text) and (text in name or name.rsplit("::", 1)[-1] == text.split("<", 1)[0])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -9,12 +9,17 @@ import pytest
 import sgemm_tools_common as common
 
 
+STREAM_K = "void sgemm::rung12::sgemm_12_stream_k{}<{}, sgemm::rung12::Config<64> >(int)"
+
+
 @pytest.mark.parametrize("name, text, matches", [
-    ("void sgemm::rung12::sgemm_12_stream_k<sgemm::rung12::Config<64> >(int)", "sgemm_12_stream_k<", True),
-    ("void sgemm::rung12::sgemm_12_stream_k_shares<sgemm::rung12::Config<64> >(int)", "sgemm_12_stream_k<", False),
-    ("sgemm_12_stream_k", "sgemm_12_stream_k<", True),  # ncu's bare function name
-    ("sgemm::rung12::sgemm_12_stream_k", "sgemm_12_stream_k<", True),
-    ("sgemm_12_stream_k_shares", "sgemm_12_stream_k<", False),
+    (STREAM_K.format("", "true"), "sgemm_12_stream_k<true", True),
+    (STREAM_K.format("", "false"), "sgemm_12_stream_k<true", False),  # the unaligned instance
+    (STREAM_K.format("_shares", "true"), "sgemm_12_stream_k<true", False),
+    ("sgemm_12_stream_k", "sgemm_12_stream_k<true", True),  # ncu's bare function name
+    ("sgemm::rung12::sgemm_12_stream_k", "sgemm_12_stream_k<true", True),
+    ("sgemm_12_stream_k_shares", "sgemm_12_stream_k<true", False),
+    ("void sgemm::rung30::sgemm_30_gemv<8>(int, int, int)", "sgemm_30_gemv<", True),
     ("sgemm::rung01::sgemm_01_naive(int, int, int, float)", "sgemm_01_naive", True),
     ("sgemm_01_naive", "sgemm_01_naive", True),
     ("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8", "", False),  # cuBLAS: no text
@@ -26,7 +31,8 @@ def test_kernel_matches(name, text, matches):
 def test_registry_comes_from_the_package(registry):
     assert common.registry() == registry
     by_id = {r.id: r for r in common.registry()}
-    assert by_id[0].kernel == "" and by_id[12].kernel == "sgemm_12_stream_k<" and by_id[21].track == "tensor-core"
+    assert by_id[0].kernel == "" and by_id[12].kernel == "sgemm_12_stream_k<true" and by_id[21].track == "tensor-core"
+    assert by_id[30].track == "dispatch"
 
 
 def test_fmt_si():

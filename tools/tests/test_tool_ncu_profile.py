@@ -85,9 +85,12 @@ def test_unit_scale_rejects_unknown_time_unit():
 
 def test_rung_of_kernel_follows_the_registry(registry):
     assert nc.rung_of_kernel("sgemm_07_bank_conflict_free", registry) == 7
-    assert nc.rung_of_kernel("void sgemm::rung10::sgemm_10_double_buffering<128>(int)", registry) == 10
+    assert nc.rung_of_kernel("void sgemm::rung10::sgemm_10_double_buffering<true, Config<64> >(int)", registry) == 10
+    assert nc.rung_of_kernel("sgemm::(anonymous namespace)::scale_c_kernel(long)", registry) is None
     assert nc.rung_of_kernel("sgemm_12_stream_k", registry) == 12
     assert nc.rung_of_kernel("sgemm_12_stream_k_shares", registry) is None  # not the lesson's kernel
+    assert nc.rung_of_kernel("void sgemm::rung12::sgemm_12_stream_k<true, Config<64> >(int)", registry) == 12
+    assert nc.rung_of_kernel("void sgemm::rung12::sgemm_12_stream_k<false, Config<64> >(int)", registry) is None
     assert nc.rung_of_kernel("sgemm_23_wgmma_3xtf32", registry) == 23
     assert nc.rung_of_kernel("split_23_wgmma_3xtf32_a", registry) is None
     assert nc.rung_of_kernel("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8", registry) == 0
@@ -103,20 +106,21 @@ def test_ncu_command(registry):
     cmd = nc.ncu_command("ncu", "bench/sgemm_bench", by_id[7], 4096, metrics)
     text = " ".join(cmd)
     assert "--clock-control none" in text and "--csv --page raw" in text and "--print-units base" in text
-    assert "--kernel-name regex:sgemm_07_bank_conflict_free" in text
+    assert "--kernel-name-base demangled --kernel-name regex:sgemm_07_bank_conflict_free<true" in text
     assert "--launch-skip 1 --launch-count 1" in text  # skip the 8x8x8 preflight launch
     assert cmd[cmd.index("--metrics") + 1] == ",".join(metrics)
     assert text.endswith("bench/sgemm_bench --kernel 7 --size 4096 --repeat 1 --warmup 0 --no-check --min-time 0.01")
     cub = " ".join(nc.ncu_command("ncu", "b", by_id[0], 2048, metrics))
-    assert "--kernel-name regex:gemm|xmma|cutlass" in cub and "--launch-skip 0 --launch-count 4" in cub
+    assert "--kernel-name-base function --kernel-name regex:gemm|xmma|cutlass" in cub
+    assert "--launch-skip 0 --launch-count 4" in cub
     assert "--kernel 0 --size 2048" in cub
     assert "--launch-skip 3 --launch-count 2" in " ".join(nc.ncu_command("ncu", "b", by_id[5], 64, metrics, 3, 2))
     stream_k = nc.ncu_command("ncu", "b", by_id[12], 64, metrics)
-    assert stream_k[stream_k.index("--kernel-name") + 1] == "regex:(^|::)sgemm_12_stream_k$"
+    assert stream_k[stream_k.index("--kernel-name") + 1] == "regex:sgemm_12_stream_k<true"
 
 
 def test_kernel_filter_is_a_regular_expression_of_the_text():
-    assert nc.kernel_filter(SimpleNamespace(kernel="sgemm_99_a.b")) == r"regex:sgemm_99_a\.b"
+    assert nc.kernel_filter(SimpleNamespace(kernel="sgemm_99_a.b<true"))[-1] == r"regex:sgemm_99_a\.b<true"
 
 
 def test_metric_table_is_consistent():
@@ -163,8 +167,8 @@ def _script(path, body):
 @pytest.fixture
 def fake_tools(tmp_path, data_dir, monkeypatch, registry):
     """A stand-in sgemm_bench (any file: ncu runs it), ncu (prints the fixture of the rung on its
-    command line; rejects the metric named in $FAKE_NCU_REJECT while it is requested) and a
-    registry of rungs 0 and 7."""
+    command line, nothing for a rung without one; rejects the metric named in $FAKE_NCU_REJECT
+    while it is requested) and a registry of rungs 0, 7 and 30."""
     bench = _script(tmp_path / "sgemm_bench", "raise SystemExit('ncu runs sgemm_bench, not the tool')\n")
     log = tmp_path / "ncu_calls.txt"
     ncu = _script(tmp_path / "ncu", f"""import os, sys
@@ -175,11 +179,12 @@ if bad and bad in args[args.index("--metrics") + 1].split(","):
     print("==ERROR== Failed to find metric " + bad)
     sys.exit(1)
 rung = int(args[args.index("--kernel") + 1])
-sys.stdout.write(open(os.path.join({str(data_dir)!r}, "ncu_raw_rung%02d.csv" % rung)).read())
+fixture = os.path.join({str(data_dir)!r}, "ncu_raw_rung%02d.csv" % rung)
+print("==PROF== Disconnected" if not os.path.exists(fixture) else open(fixture).read())
 """)
     monkeypatch.setenv("NCU", str(ncu))
     monkeypatch.delenv("FAKE_NCU_REJECT", raising=False)
-    rungs = [r for r in registry if r.id in (0, 7)]
+    rungs = [r for r in registry if r.id in (0, 7, 30)]
     monkeypatch.setattr(common.sgemm_ladder, "rungs", lambda: rungs)
     return bench, log
 
@@ -189,7 +194,7 @@ def test_all_runs_ncu_once_per_rung(fake_tools, tmp_path):
     out, raw_dir = tmp_path / "out.csv", tmp_path / "raw"
     assert nc.main(["--all", "--bench", str(bench), "--csv", str(out), "--raw-dir", str(raw_dir)]) == 0
     calls = log.read_text().splitlines()
-    assert len(calls) == 2 and "--kernel 0" in calls[0] and "--kernel 7" in calls[1]
+    assert len(calls) == 3 and "--kernel 0" in calls[0] and "--kernel 7" in calls[1] and "--kernel 30" in calls[2]
     rows = common.results.load_ncu(out)
     assert sorted(rows) == [0, 7]
     assert rows[0]["duration_ns"] == pytest.approx(2.93e6)
@@ -205,6 +210,14 @@ def test_unknown_metric_is_dropped_and_retried(fake_tools, tmp_path, monkeypatch
     assert "smsp__sass_inst_executed_op_shared_ld.sum" in capsys.readouterr().err
     assert "smsp__sass_inst_executed_op_shared_ld.sum" not in log.read_text().splitlines()[1]
     assert common.results.load_ncu(out)[7]["duration_ns"] == 4107264
+
+
+def test_a_rung_whose_kernel_does_not_run_is_left_out_of_all_but_not_of_kernel(fake_tools, tmp_path, capsys):
+    bench, _ = fake_tools
+    assert nc.main(["--all", "--bench", str(bench), "--csv", str(tmp_path / "out.csv")]) == 0
+    assert "rung 30 left out: no launch of `sgemm_30_gemv<` at 4096^3" in capsys.readouterr().err
+    assert common.run_main("ncu_profile", nc.main, ["--kernel", "30", "--bench", str(bench)]) == 1
+    assert "ncu profiled no launch of rung 30" in capsys.readouterr().err
 
 
 def test_unknown_rung_is_a_usage_error(fake_tools):
