@@ -2,8 +2,9 @@
 """SASS report: what the compiler made of each rung, read from cuobjdump.
 
 Runs `cuobjdump -sass -res-usage` once on the ladder's library, splits the output per kernel,
-maps each kernel to its rung (the registry's namespace `sgemm::rungNN` in its name; rung 0 is
-cuBLAS and has no SASS of ours) and prints, per rung, the static instruction mix (FFMA, FMUL, FADD, LDG.E / .64 / .128,
+maps each kernel to its rung (the rung whose file, the registry's `source`, it was compiled from:
+each rung file is a translation unit of its own, which cuobjdump's `identifier` lines name; rung 0
+is cuBLAS and has no SASS of ours) and prints, per rung, the static instruction mix (FFMA, FMUL, FADD, LDG.E / .64 / .128,
 LDS / .64 / .128, STS and STG by width, LDGSTS (cp.async), BAR, LDL/STL spills, branches,
 other), registers, shared memory, local (spill) memory and stack.
 
@@ -122,6 +123,7 @@ def categorize(opcode: str, predicate: str | None = None) -> str:
 class Function:
     name: str  # mangled
     arch: str = ""
+    unit: str = ""  # the translation unit it was compiled in, as cuobjdump's identifier names it: "12_stream_k"
     resources: dict[str, int] = field(default_factory=dict)
     opcodes: Counter = field(default_factory=Counter)  # (predicate-class, opcode) -> count
     counts: Counter = field(default_factory=Counter)  # category -> count
@@ -132,20 +134,22 @@ _FUNC_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _RES_FUNC_RE = re.compile(r"^\s*Function\s+(\S+?):\s*$")
 _RES_LINE_RE = re.compile(r"^\s*REG:\d+")
 _ARCH_RE = re.compile(r"^\s*arch\s*=\s*(sm_\w+)")
+_UNIT_RE = re.compile(r"^\s*identifier\s*=\s*(\S+)")
 _CODE_FOR_RE = re.compile(r"^\s*code for\s+(sm_\w+)")
 
 
 def parse_sass(lines) -> list[Function]:
-    """Parse `cuobjdump -sass -res-usage` output into one Function per (arch, kernel)."""
-    funcs: dict[tuple[str, str], Function] = {}
-    arch = ""
+    """Parse `cuobjdump -sass -res-usage` output into one Function per (arch, translation unit,
+    kernel)."""
+    funcs: dict[tuple[str, str, str], Function] = {}
+    arch = unit = ""
     res_name = None  # function whose REG:... line comes next
     current: Function | None = None
 
     def get(name: str) -> Function:
-        key = (arch, name)
+        key = (arch, unit, name)
         if key not in funcs:
-            funcs[key] = Function(name=name, arch=arch)
+            funcs[key] = Function(name=name, arch=arch, unit=unit)
         return funcs[key]
 
     for line in lines:
@@ -176,6 +180,9 @@ def parse_sass(lines) -> list[Function]:
             arch = m.group(1)
             current = None
             continue
+        if m := _UNIT_RE.match(line):
+            unit = Path(m.group(1)).stem
+            continue
         if line.startswith("Fatbin"):
             current, res_name = None, None
     return list(funcs.values())
@@ -203,7 +210,8 @@ def demangle(names: list[str]) -> dict[str, str]:
 
 def rung_of_function(name: str) -> int | None:
     """The rung whose namespace (`sgemm::rungNN`, the registry's) holds a kernel, from its
-    demangled or mangled name; None for a kernel of no rung (the C ABI's helpers)."""
+    demangled or mangled name; None for a kernel of no rung (the C ABI's helpers). For listings
+    that do not name their translation units (see build_report)."""
     if m := re.search(r"\bsgemm::rung(\d+)::", name):
         return int(m.group(1))
     if m := re.search(r"5sgemm(\d+)rung", name):  # mangled: "6rung12" is 6 characters long
@@ -271,11 +279,18 @@ def build_report(lines, lib: str, cuobjdump_version: str | None, rungs: list,
     """The JSON document (see the module docstring) from cuobjdump's output lines and the
     registry's rungs (`sgemm_ladder.rungs()`: id, slug and kernel of each)."""
     registry = {r.id: r for r in rungs}
-    funcs, arch = pick_arch([f for f in parse_sass(lines) if rung_of_function(f.name) is not None], arch)
+    by_unit = {Path(r.source).stem: r.id for r in rungs}  # one translation unit per rung file
+
+    def rung_of(f: Function) -> int | None:
+        """The rung whose file the kernel was compiled from (a dispatch rung's instances of another
+        rung's kernels are its own); without unit names, the rung namespace in the kernel's name."""
+        return by_unit.get(f.unit) if f.unit else rung_of_function(f.name)
+
+    funcs, arch = pick_arch([f for f in parse_sass(lines) if rung_of(f) is not None], arch)
     names = demangle([f.name for f in funcs])
     kernels: dict[int, list[dict]] = {}
     for f in funcs:
-        rung = rung_of_function(names[f.name]) or rung_of_function(f.name)
+        rung = rung_of(f)
         if rung not in registry:
             print(f"{PROG}: {names[f.name]}: rung {rung} is not in the registry; left out", file=sys.stderr)
             continue

@@ -10,6 +10,8 @@ import pytest
 import sass_report as sr
 import sgemm_tools_common as common
 
+ALL_RUNGS = list(range(1, 16)) + [21, 22, 23, 30]  # the registry's rungs with kernels of ours
+
 
 @pytest.mark.parametrize("opcode, predicate, category", [
     ("FFMA", None, "FFMA"),
@@ -145,7 +147,7 @@ def test_verbatim_sample_rungs_1_to_3(data_dir, registry):
 
 def test_all_rungs_sample_facts(sample_all_report):
     by = {r["rung"]: r for r in sample_all_report["rungs"]}
-    assert sorted(by) == list(range(1, 16)) + [21, 22, 23]  # the C ABI's helper is no rung; cuBLAS has none
+    assert sorted(by) == ALL_RUNGS  # the C ABI's helper is no rung; cuBLAS has none
     c = {n: r["counts"] for n, r in by.items()}
     # rung 6 is the first with 128-bit global loads and 128-bit shared stores
     assert all(c[n]["LDG.E.128"] == 0 and c[n]["STS.128"] == 0 for n in range(1, 6))
@@ -164,27 +166,34 @@ def test_all_rungs_sample_facts(sample_all_report):
     # the tensor-core track: mma.sync (HMMA), three of them per step for 3xTF32, then wgmma (HGMMA)
     assert c[21]["HMMA"] > 0 and c[22]["HMMA"] > c[21]["HMMA"] and c[23]["HGMMA"] > 0
     assert all(c[n]["HMMA"] == c[n]["HGMMA"] == 0 for n in range(1, 16))
-    # no rung spills
-    assert all(r["local_bytes"] == 0 and r["counts"]["LDL"] == 0 and r["counts"]["STL"] == 0 for r in by.values())
+    # no rung of the two tracks spills (the dispatch rung's GEMV is another kind of kernel)
+    assert all(by[n]["local_bytes"] == 0 and c[n]["LDL"] == 0 and c[n]["STL"] == 0 for n in ALL_RUNGS if n < 30)
     assert by[10]["registers"] > by[9]["registers"]
     assert by[7]["slug"] == "07_bank_conflict_free"
     assert "sgemm_07_bank_conflict_free" in by[7]["function"]
 
 
 def test_the_registry_picks_the_kernel_that_carries_the_lesson(sample_all_report):
-    """Stream-K rungs report their whole-tile kernel (the registry's "sgemm_12_stream_k<"), not the
-    larger kernel that runs the shares; the wgmma rung its GEMM, not its split pre-passes."""
+    """Stream-K rungs report their whole-tile kernel (the registry's "sgemm_12_stream_k<true"), not
+    the larger kernel that runs the shares; the wgmma rung its GEMM, not its split pre-passes; the
+    dispatch rung its GEMV. (The sample keeps the aligned instances only, see data/README.md.)"""
     by = {r["rung"]: r for r in sample_all_report["rungs"]}
     for rung, slug in ((12, "12_stream_k"), (13, "13_register_reuse"), (14, "14_slab_end"),
                        (15, "15_copy_instructions")):
-        assert f"sgemm_{slug}<" in by[rung]["function"]
+        assert f"sgemm_{slug}<true, sgemm::rung{rung}::Config<64, 256," in by[rung]["function"]
         (shares,) = by[rung]["other_kernels"]
-        assert f"sgemm_{slug}_shares<" in shares["function"] and shares["total"] > by[rung]["total"]
+        assert f"sgemm_{slug}_shares<true" in shares["function"] and shares["total"] > by[rung]["total"]
     assert "sgemm_23_wgmma_3xtf32<" in by[23]["function"]
-    assert sorted(k["function"].split("(")[0] for k in by[23]["other_kernels"]) == [
-        "sgemm::rung23::split_23_wgmma_3xtf32_a", "sgemm::rung23::split_23_wgmma_3xtf32_b"]
+    split = " ".join(k["function"] for k in by[23]["other_kernels"])
+    assert len(by[23]["other_kernels"]) == 2 and "split_23_wgmma_3xtf32_a<true>(" in split
+    assert "split_23_wgmma_3xtf32_b(" in split
     assert "sgemm_11_split_k_reduce" in " ".join(k["function"] for k in by[11]["other_kernels"])
     assert "other_kernels" not in by[7]
+    # the dispatch rung: its largest GEMV, and the instances of rung 15's kernel compiled in its file
+    assert "sgemm_30_gemv<8>" in by[30]["function"]
+    others = [k["function"] for k in by[30]["other_kernels"]]
+    assert sum("sgemm_30_gemv<" in f for f in others) == 3
+    assert sum("sgemm::rung15::sgemm_15_copy_instructions" in f for f in others) == 6  # 3 tiles, shares too
 
 
 def test_kernel_text_found_nowhere_reports_the_largest_with_a_warning(capsys):
@@ -199,6 +208,16 @@ def test_kernel_text_found_nowhere_reports_the_largest_with_a_warning(capsys):
 def test_kernels_of_rungs_the_registry_lacks_are_left_out(registry, capsys):
     report = sr.build_report(SNIPPET.splitlines(), "x", None, [r for r in registry if r.id != 9])
     assert report["rungs"] == [] and "rung 9 is not in the registry" in capsys.readouterr().err
+
+
+def test_kernels_belong_to_the_rung_file_they_were_compiled_from(registry):
+    """cuobjdump's `identifier` names each translation unit; a rung's file is one of its own."""
+    dispatch = ["identifier = /build/release/kernels/rungs/30_auto.cu"] + SNIPPET.replace(
+        "rung0913sgemm_09_fake", "rung1520sgemm_15_copy_instr").splitlines()
+    (entry,) = sr.build_report(dispatch, "x", None, registry)["rungs"]
+    assert entry["rung"] == 30 and entry["slug"] == "30_auto"  # not rung 15, whose namespace it is in
+    helper = ["identifier = /kernels/api/run.cu"] + SNIPPET.splitlines()
+    assert sr.build_report(helper, "x", None, registry)["rungs"] == []  # a unit of no rung
 
 
 @pytest.mark.parametrize("name, rung", [
@@ -245,7 +264,7 @@ def test_cli_kernel_all_diff_json(data_dir, tmp_path, capsys):
     out_json = tmp_path / "sub" / "sass.json"
     assert sr.main(["--all", "--sass-file", sample, "--json", str(out_json)]) == 0
     assert "07_bank_conflict_free" in capsys.readouterr().out
-    assert len(common.results.load_sass(out_json)) == 18
+    assert len(common.results.load_sass(out_json)) == len(ALL_RUNGS)
 
 
 @pytest.mark.parametrize("argv, said", [(["--kernel", "0"], "rung 0 (00_cublas) runs no kernel of ours"),
@@ -309,7 +328,7 @@ def test_runs_cuobjdump_once_through_the_cli(data_dir, tmp_path, monkeypatch, ca
     assert sr.main(["--all", "--lib", str(lib), "--json", str(out_json)]) == 0
     doc = json.loads(out_json.read_text())
     assert doc["cuobjdump_version"] == "13.2.86" and doc["lib"] == str(lib)
-    assert [r["rung"] for r in doc["rungs"]] == list(range(1, 16)) + [21, 22, 23]
+    assert [r["rung"] for r in doc["rungs"]] == ALL_RUNGS
 
 
 def test_real_cuobjdump_on_the_built_library(registry):

@@ -2,6 +2,7 @@
 
     python3 tools/tests/data/make_fixtures.py               # the result files below
     python3 tools/tests/data/make_fixtures.py --registry    # also registry_rungs.json, from the built library
+    python3 tools/tests/data/make_fixtures.py --sass FULL   # also the SASS samples, from a full listing
 
   h200.json            sgemm_bench --json, today's counters, run with --repetitions 3: every row
                        three times (repetition_index 0-2) then its aggregates median, ci_lo, ci_hi;
@@ -18,11 +19,18 @@
   h200_ncu.csv         ncu_profile.py's CSV for the h200.json rungs at 4096^3; made-up numbers whose
                        trends follow the lessons (sectors/request fall at rung 2, bank conflicts at 7).
   registry_rungs.json  sgemm_ladder.rungs() of the build the SASS samples come from (--registry).
+  sample.sass          (--sass) the sections of `cuobjdump -sass -res-usage` output FULL that hold
+                       no rung or rungs 1-3 (and the C ABI's helper kernel), verbatim.
+  sample_all.sass.xz   (--sass) all of FULL but the unaligned instances of the rungs (those whose
+                       first template argument is false), without the hex encodings, every address
+                       written as /*0000*/: small enough to commit.
 
 Numbers are made up (plausible for each GPU), not measured. The other files here are real or
 shaped by hand, see README.md.
 """
 import json
+import lzma
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -209,6 +217,32 @@ def dump(doc):
             ',\n  "benchmarks": [\n    ' + rows + "\n  ]\n}\n")
 
 
+def sass_samples(listing: Path) -> None:
+    """sample.sass and sample_all.sass.xz from a full `cuobjdump -sass -res-usage` listing."""
+    text = listing.read_text()
+    sections = re.split(r"(?m)^(?=Fatbin )", text)
+    small = [s for s in sections
+             if all(sass_report.rung_of_function(f) in (None, 1, 2, 3) for f in re.findall(r"Function : (\S+)", s))]
+    (HERE / "sample.sass").write_text("".join(small))
+    kept, skipping = [], False
+    lines = iter(text.splitlines())
+    for line in lines:
+        if m := re.match(r"\s*Function (\S+?):\s*$", line):  # a resource-usage entry: its line and the next
+            if re.search(r"ILb0E", m.group(1)):  # mangled `<false, ...>`: the unaligned instance
+                next(lines, None)
+                continue
+        if m := re.match(r"\s*Function : (\S+)", line):
+            skipping = "ILb0E" in m.group(1)
+        if not skipping:
+            kept.append(line)
+        elif line.strip().startswith("....."):  # the end of a function's code
+            skipping = False
+    small_all = "\n".join(ln for ln in kept if not re.fullmatch(r" +/\* 0x[0-9a-f]+ \*/ *", ln)) + "\n"
+    small_all = re.sub(r"(?m) */\* 0x[0-9a-f]+ \*/ *$", "", small_all)
+    small_all = re.sub(r"(?m)^( *)/\*[0-9a-f]{4,}\*/", r"\1/*0000*/", small_all)
+    (HERE / "sample_all.sass.xz").write_bytes(lzma.compress(small_all.encode(), preset=9 | lzma.PRESET_EXTREME))
+
+
 def write_registry():
     """registry_rungs.json from the registry of the built library, through the sgemm_ladder package."""
     fields = ("id", "slug", "track", "builds_on", "title", "lesson", "fp32_accurate", "source", "arch",
@@ -220,6 +254,8 @@ def write_registry():
 if __name__ == "__main__":
     if "--registry" in sys.argv:
         write_registry()
+    if "--sass" in sys.argv:
+        sass_samples(Path(sys.argv[sys.argv.index("--sass") + 1]))
     for name, doc in (("h200", h200()), ("h100", h100()), ("a100", a100()), ("h200_workloads", workloads())):
         (HERE / f"{name}.json").write_text(dump(doc))
     (HERE / "h200_sass.json").write_text(sass_report_json())
