@@ -8,7 +8,7 @@ pytest.importorskip("matplotlib", reason="ladderplot draws with matplotlib")
 import ladderplot as lp  # noqa: E402
 from ladderplot.data import reader  # noqa: E402
 
-RUNGS = list(range(16)) + [21, 22, 23]
+RUNGS = list(range(16)) + [21, 22, 23, 30]
 
 
 def test_every_gpu_and_its_context(results):
@@ -88,9 +88,9 @@ def test_a_new_rung_is_picked_up_without_edits(copy_gpu):
     (folder / "h200.json").write_text(json.dumps(doc))
     r = lp.load_results(folder)
     table = lp.ladder_table(r, 4096)
-    assert table.index.get_level_values("rung").tolist() == RUNGS + [24]
+    assert table.index.get_level_values("rung").tolist() == sorted(RUNGS + [24])
     assert table.loc[("h200", 24), "kernel"] == "24 tma 3xtf32"
-    assert r.accuracy["rung"].max() == 24
+    assert 24 in set(r.accuracy["rung"])
     assert len(lp.plot_ladder(r, 4096).axes[0].get_yticklabels()) == len(RUNGS) + 1
 
 

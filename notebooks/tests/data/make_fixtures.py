@@ -6,7 +6,7 @@ Shaped like real sgemm_bench / sass_report / ncu_profile output, with the rows a
 tools' fixtures (tools/tests/data/make_fixtures.py): two GPUs side by side, an H200 with every
 file (sizes 256..8192, an accuracy sweep over K, SASS report, ncu profile) and an H100 with fewer
 sizes, no ncu profile, a row with custom leading dimensions and a row that failed. Every rung of
-the registry (tools/tests/data/registry_rungs.json), both tracks. Timing rows carry today's
+the registry (tools/tests/data/registry_rungs.json): both tracks and the dispatch rung. Timing rows carry today's
 spread (quartiles, interval of % of cuBLAS, clock range). The timing, accuracy and ncu numbers
 are made up; the SASS report is real (tools/sass_report.py on the sm_90 listing kept in
 tools/tests/data; the H100 is sm_90 too). Every context carries a "fixture" key so figures made
@@ -28,7 +28,7 @@ SLUGS = tools_fixtures.slugs()
 # Large-size share of cuBLAS (%) of each rung, the block tile edge that sets how many blocks a
 # small problem has, and the error constant of its accumulation order (same order, same error).
 PCT = {0: 100, 1: 1.0, 2: 12.6, 3: 18.5, 4: 41.8, 5: 61.3, 6: 70.1, 7: 77.5, 8: 87.6, 9: 87.5, 10: 95.5,
-       11: 95.6, 12: 95.8, 13: 97.2, 14: 99.1, 15: 100.4, 21: 264, 22: 88.1, 23: 169.9}
+       11: 95.6, 12: 95.8, 13: 97.2, 14: 99.1, 15: 100.4, 21: 264, 22: 88.1, 23: 169.9, 30: 100.8}
 TILE = {0: 128, 1: 32, 2: 32, 3: 32, 4: 64, 21: 128, 22: 128, 23: 128}  # others: 128
 ERR_C = {0: 0.31, 21: 900.0, 22: 0.2, 23: 0.35}  # FFMA rungs: 0.5; split-K onwards: 0.36
 GPUS = {
