@@ -14,7 +14,8 @@ One set of files per GPU under bench/results (or $SGEMM_RESULTS_DIR), named by a
         print(r.gpu_name, row.gflops, row.pct, (row.pct_lo, row.pct_hi), row.verdict)
 
 A timing row is named `rung<slug>/<M>x<N>x<K>` (then `/ld<lda>_<ldb>_<ldc>` when the leading
-dimensions are not the defaults: those rows are left out here) and an accuracy row
+dimensions are not the defaults: those rows are left out here), or `rung<slug>/<shape name>` in a
+suite (`sgemm_bench --suite`; M, N and K are its counters), and an accuracy row
 `accuracy/<slug>/<input>/<M>x<N>x<K>`; Google Benchmark appends its own parts after these. A row
 run several times (`sgemm_bench --repetitions N`) appears once per pass, then as aggregates:
 "median" (the median of every counter) is the row, and the `pct_cublas` counters of "ci_lo" and
@@ -43,9 +44,9 @@ GEOMEAN_SIZES = (1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 _HERE = Path(__file__).resolve()
 _TAG = re.compile(r"[A-Za-z0-9-]+")
-_SHAPE = r"(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)(?P<rest>/.*)?"
-_TIMING_NAME = re.compile(r"rung(?P<slug>\d+_\w+?)/" + _SHAPE)
-_ACCURACY_NAME = re.compile(r"accuracy/(?P<slug>\d+_\w+?)/(?P<input>[^/]+)/" + _SHAPE)
+_SHAPE = r"(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)"
+_TIMING_NAME = re.compile(r"rung(?P<slug>\d+_\w+?)/(?P<shape>[^/]+)(?P<rest>/.*)?")
+_ACCURACY_NAME = re.compile(r"accuracy/(?P<slug>\d+_\w+?)/(?P<input>[^/]+)/" + _SHAPE + "(?P<rest>/.*)?")
 _CUSTOM_LD = re.compile(r"/ld\d+_\d+_\d+(/|$)")
 
 
@@ -86,7 +87,7 @@ class Row:
     M: int
     N: int
     K: int
-    name: str                    # the row's name in the file (Google Benchmark's run_name)
+    name: str                    # the row's name in the file, less what Google Benchmark appends
     gflops: float
     ms: float                    # median time per launch
     ms_q1: float | None          # quartiles of the launch times
@@ -109,6 +110,7 @@ class Row:
     max_abs_err: float | None = None
     remeasured: int | None = None      # times the row was measured again because its clock fell
     repetitions: int = 1               # passes behind the row (sgemm_bench --repetitions)
+    label: str = ""                    # what a picking rung (the dispatch rung) ran for the row
 
     @property
     def verdict(self) -> str | None:
@@ -266,7 +268,8 @@ def _runs(benchmarks: list[dict], skipped: list) -> list[tuple[str, list[dict], 
             aggregates[b.get("aggregate_name", "")] = b
         else:
             passes.append(b)
-    return [(name, passes, aggregates) for name, (passes, aggregates) in runs.items()]
+    return [(name, passes, aggregates) for name, (passes, aggregates) in runs.items()
+            if passes or "median" in aggregates]  # aggregates alone, without a median, are no row
 
 
 def _row_name(b: dict) -> str:
@@ -295,13 +298,15 @@ def _all(passes: list[dict], median: dict, key: str) -> bool | None:
 
 def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> Row:
     c = _median_counters(passes, aggregates)
+    dims = re.fullmatch(_SHAPE, m["shape"])  # a suite's shape name has none: the counters say
+    M, N, K = (int(c[d]) if d in c else int(dims[d]) for d in "MNK")
+    first = aggregates.get("median") or passes[0]
     lo, hi = c.get("pct_cublas_lo"), c.get("pct_cublas_hi")
     if "ci_lo" in aggregates and "ci_hi" in aggregates:  # the interval of the median over passes
         lo, hi = aggregates["ci_lo"].get("pct_cublas"), aggregates["ci_hi"].get("pct_cublas")
     return Row(
         rung=int(c.get("rung", m["slug"].split("_")[0])), slug=m["slug"],
-        M=int(c.get("M", m["M"])), N=int(c.get("N", m["N"])), K=int(c.get("K", m["K"])), name=name,
-        gflops=float(c.get("GFLOPS", 0.0)), ms=float(c.get("ms", 0.0)),
+        M=M, N=N, K=K, name=name, gflops=float(c.get("GFLOPS", 0.0)), ms=float(c.get("ms", 0.0)),
         ms_q1=_number(c.get("ms_q1")), ms_q3=_number(c.get("ms_q3")), samples=_integer(c.get("samples")),
         pct=_number(c.get("pct_cublas")), pct_lo=_number(lo), pct_hi=_number(hi),
         rel_err=_number(c.get("rel_err")), verified=bool(_all(passes, c, "verified")),
@@ -311,7 +316,7 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         pct_cublas_tf32=_number(c.get("pct_cublas_tf32")),
         cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), cublas_ms=_number(c.get("cublas_ms")),
         max_abs_err=_number(c.get("max_abs_err")), remeasured=_integer(c.get("remeasured")),
-        repetitions=max(1, len(passes)))
+        repetitions=max(1, len(passes)), label=str(first.get("label", "")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:

@@ -33,7 +33,7 @@ def test_load_by_tag_path_and_suite(data_dir):
     assert by_tag.tag == by_path.tag == "h200" and by_tag.path == by_path.path
     assert by_tag.rows == by_path.rows
     suite = results.load("h200", data_dir, suite="workloads")
-    assert suite.tag == "h200" and suite.shapes() == [(4096, 4096, 256)]
+    assert suite.tag == "h200" and suite.shapes() == [(1, 4096, 4096), (512, 6144, 4096), (4096, 4096, 256)]
     with pytest.raises(FileNotFoundError, match="sgemm_bench --json"):
         results.load("v100", data_dir)
     with pytest.raises(ValueError, match="not `sgemm_bench --json` output"):
@@ -43,6 +43,15 @@ def test_load_by_tag_path_and_suite(data_dir):
 @pytest.fixture(scope="module")
 def h200(request):
     return results.load(request.path.parent / "data" / "h200.json")
+
+
+def test_suite_rows_are_named_by_shape_and_carry_the_dispatch_choice(data_dir):
+    suite = results.load("h200", data_dir, suite="workloads")
+    assert results.gpus(data_dir, "_workloads.json") == ["h200"]
+    decode = suite.row(30, 1, 4096, 4096)
+    assert decode.name == "rung30_auto/decode_q_b1" and decode.name.split("/")[1] == "decode_q_b1"
+    assert decode.label == "gemv M<=8" and suite.row(0, 1, 4096, 4096).label == ""
+    assert (decode.M, decode.N, decode.K) == (1, 4096, 4096)  # from the counters: the name has none
 
 
 def test_context_and_what_it_says(h200):

@@ -14,7 +14,8 @@
                        1.7 error row.
   a100.json            the counters of files written before the spread was measured (no quartiles,
                        interval, clock range, clock_ok; the peak under fp32_peak_gflops_at_max_clock).
-  h200_workloads.json  another suite of the H200 (load("h200", suite="workloads")).
+  h200_workloads.json  the H200's workload suite (load("h200", suite="workloads")): rows named by
+                       shape name, the dispatch rung's choice as each row's label.
   h200_sass.json       tools/sass_report.py --all --json on sample_all.sass.xz, registry_rungs.json.
   h200_ncu.csv         ncu_profile.py's CSV for the h200.json rungs at 4096^3; made-up numbers whose
                        trends follow the lessons (sectors/request fall at rung 2, bank conflicts at 7).
@@ -168,11 +169,19 @@ def a100():
     return {"context": context("NVIDIA A100-SXM4-80GB", 108, 1410, 19491, 1650, old=True, lanes=64, arch="sm_80"), "benchmarks": rows}
 
 
+# The workload suite's shapes (bench/workloads.txt): name, M, N, K, and what the dispatch rung ran.
+WORKLOADS = [("decode_q_b1", 1, 4096, 4096, "gemv M<=8"), ("prefill_qkv_512", 512, 6144, 4096, "capstone"),
+             ("small_k", 4096, 4096, 256, "few rows")]
+
+
 def workloads():
-    names = slugs()
-    rows = [row(shape_name(names[r], 4096, 4096, 256), counters(r, 4096, 4096, 256, g, 30000, 1980))
-            for r, g in ((0, 30000), (7, 21000))]
-    return {"context": context("NVIDIA H200", 132, 1980, 66908, 4210), "benchmarks": rows}
+    """`sgemm_bench --suite workloads`: rows named by shape name, the dispatch rung's choice as label."""
+    names, rows = slugs(), []
+    for shape, m, n, k, choice in WORKLOADS:
+        for rung, gf in ((0, 30000), (15, 29000), (30, 31000)):
+            label = {"label": choice} if rung == 30 else {}
+            rows.append(row(f"rung{names[rung]}/{shape}", counters(rung, m, n, k, gf, 30000, 1980), **label))
+    return {"context": context("NVIDIA H200", 132, 1980, 66908, 4210, suite="workloads"), "benchmarks": rows}
 
 
 # Per rung at 4096^3: DRAM MB read, ld sectors/request, smem ld bank conflicts (M), occupancy %,
