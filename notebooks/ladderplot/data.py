@@ -52,7 +52,8 @@ class Results:
 
     timing    one row per (gpu, rung, shape): the fields of sgemm_ladder.results.Row (gflops, pct
               with pct_lo and pct_hi, ms with ms_q1 and ms_q3, ...), label, verdict, size (M for
-              square shapes, else NaN), gflops_lo and gflops_hi (GFLOP/s at the quartiles of ms)
+              square shapes, else NaN), gflops_lo and gflops_hi (GFLOP/s at the quartiles of ms),
+              choice (the Row's label: what a picking rung ran)
     accuracy  one row per (gpu, rung, input, shape) of the accuracy sweep
     context   one row per GPU (index: the GPU tag), the files' context as text
     by_gpu    the reader's Results of each GPU (FP32 peak, copy bandwidth, geomean, ...)
@@ -71,16 +72,17 @@ class Results:
         return self.by_gpu[gpu].gpu_name if gpu in self.by_gpu else gpu
 
 
-_TIMING_COLUMNS = ["gpu", "label", "size", "verdict", "gflops_lo", "gflops_hi"] + [
-    f.name for f in dataclasses.fields(reader.Row)]
+_TIMING_COLUMNS = ["gpu", "label", "size", "verdict", "gflops_lo", "gflops_hi", "choice"] + [
+    f.name for f in dataclasses.fields(reader.Row) if f.name != "label"]
 _ACCURACY_COLUMNS = ["gpu", "label"] + [f.name for f in dataclasses.fields(reader.AccuracyRow)]
 
 
 def frames(by_gpu: dict[str, reader.Results]) -> Results:
     """The DataFrames of the reader's Results of each GPU (keyed by GPU tag)."""
-    timing = [{"gpu": gpu, "label": rung_label(r.rung, r.slug), "size": r.M if r.M == r.N == r.K else None,
-               "verdict": r.verdict, **dict(zip(("gflops_lo", "gflops_hi"), r.gflops_iqr or (None, None))),
-               **dataclasses.asdict(r)} for gpu, res in by_gpu.items() for r in res.rows]
+    timing = [{**dataclasses.asdict(r), "gpu": gpu, "label": rung_label(r.rung, r.slug), "choice": r.label,
+               "size": r.M if r.M == r.N == r.K else None, "verdict": r.verdict,
+               **dict(zip(("gflops_lo", "gflops_hi"), r.gflops_iqr or (None, None)))}
+              for gpu, res in by_gpu.items() for r in res.rows]
     accuracy = [{"gpu": gpu, "label": rung_label(a.rung, a.slug), **dataclasses.asdict(a)}
                 for gpu, res in by_gpu.items() for a in res.accuracy]
     context = pd.DataFrame.from_dict({gpu: res.context for gpu, res in by_gpu.items()}, orient="index")

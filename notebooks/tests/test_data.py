@@ -1,4 +1,5 @@
 """The notebooks' tables: the reader's records as DataFrames, every GPU, the spread, SASS and ncu."""
+import dataclasses
 import json
 
 import pytest
@@ -172,10 +173,11 @@ def test_roofline_points_are_the_tools(ncu, results, data_dir):
 def test_frames_of_records_like_a_live_run():
     """The shape live.torch_ladder builds: the reader's rows of one GPU, no accuracy sweep."""
     rows = [lp.live.live_row(0, "00_cublas", 512, [1.0, 1.1, 0.9], 1.0, 1e-7, True),
-            lp.live.live_row(1, "01_naive", 512, [30.0], 1.0, 1e-7, True)]
+            dataclasses.replace(lp.live.live_row(1, "01_naive", 512, [30.0], 1.0, 1e-7, True), label="picked")]
     r = lp.frames({"live": reader.Results("live", None, {"gpu_name": "Some GPU"}, rows, [])})
     assert r.accuracy.empty and r.gpus == ["live"]
     t = lp.ladder_table(r, 512)
     assert t.loc[("live", 1), "kernel"] == "01 naive" and t.loc[("live", 1), "% cuBLAS"] == pytest.approx(100 / 30)
     assert t.loc[("live", 0), "ms"] == 1.0 and t.loc[("live", 0), "ms q1"] < 1.0 < t.loc[("live", 0), "ms q3"]
+    assert r.timing["choice"].tolist() == ["", "picked"]  # the reader's Row.label: what a picking rung ran
     assert lp.plot_ladder(r, 512).axes[0].get_title() == "Some GPU"
