@@ -124,7 +124,9 @@ _PER_TIME_HZ = {"second": 1.0, "s": 1.0, "msecond": 1e3, "ms": 1e3, "usecond": 1
 
 def unit_scale(unit: str, kind: str) -> float:
     """The factor that turns a value in ncu's `unit` into ours for `kind` (ns, MHz, bytes, plain
-    numbers). With --print-units base ncu does not scale units, but saved outputs may be."""
+    numbers). With --print-units base ncu does not scale units, but saved outputs may be; written
+    by hand because the units are ncu's own text ("Mbyte", "cycle/nsecond"), which no unit library
+    knows."""
     unit = (unit or "").strip()
     if kind == "time":
         if unit in _TIME_NS:

@@ -8,6 +8,8 @@ is cuBLAS and has no SASS of ours) and prints, per rung, the static instruction 
 LDS / .64 / .128, STS and STG by width, LDGSTS (cp.async), BAR, LDL/STL spills, branches,
 other), registers, shared memory, local (spill) memory and stack.
 
+The listing is parsed here, by hand: cuobjdump prints only text, and no Python library reads it.
+
 Counts are static: every instruction in the function, over all its code paths (fast path and
 edge path alike). NOP padding and instructions predicated `@!PT` (never executed) are counted
 as NOP and left out of `total`. ncu_profile.py gives executed counts.

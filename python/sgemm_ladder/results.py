@@ -25,6 +25,10 @@ Counters an older file does not carry read as None.
 
 The FP32 peak is the figure sgemm_bench wrote into the context (C++ computes it from the GPU's
 properties); nothing here recomputes it.
+
+The files are read with the json and csv modules; the rows are interpreted here because Google
+Benchmark publishes no reader of its JSON as a library (its compare.py is a script), and the
+tools must run on a bare `python3`.
 """
 from __future__ import annotations
 
