@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
 """Regenerate the README figures (notebooks/figures/<notebook>.png) from the notebooks.
 
-Every notebook is executed headless, as in CI; the cell that draws its representative figure
-calls ladderplot.save_figure, which writes the PNG because SGEMM_FIGURES_DIR is set. So the
-figures are exactly the notebooks' figures. The notebooks themselves are not modified.
+Every notebook is executed headless with nbclient, as in the tests; the cell that draws its
+representative figure calls ladderplot.save_figure, which writes the PNG because
+SGEMM_FIGURES_DIR is set. So the figures are exactly the notebooks' figures, drawn from every GPU
+whose results are committed. The notebooks themselves are not modified.
 
-    .venv/bin/python notebooks/render_figures.py                          # committed bench/results
-    .venv/bin/python notebooks/render_figures.py --results notebooks/tests/data   # the fixtures
-    .venv/bin/python notebooks/render_figures.py --only ladder scaling
-    .venv/bin/python notebooks/render_figures.py --strip    # strip outputs from the committed notebooks
+    python3 notebooks/render_figures.py                                  # committed bench/results
+    python3 notebooks/render_figures.py --results notebooks/tests/data   # the fixtures
+    python3 notebooks/render_figures.py --only ladder scaling
+
+Needs the packages of notebooks/requirements.txt (.venv/bin/python has them after tools/setup.sh).
 """
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-
-from ladderplot import DEFAULT_RESULTS_DIR, FIGURES_ENV, RESULTS_ENV, has_results  # noqa: E402
-from ladderplot.execute import execute, notebook_paths, strip_outputs  # noqa: E402
+try:
+    import nbclient
+    import nbformat
+    from ladderplot import DEFAULT_RESULTS_DIR, RESULTS_ENV, has_results
+    from ladderplot.plots import FIGURES_ENV
+except ImportError as e:
+    sys.exit(f"render_figures: needs the Python package {e.name}: pip install -r notebooks/requirements.txt "
+             f"(or run it with .venv/bin/python, made by tools/setup.sh)")
 
 
 def main() -> int:
@@ -28,32 +36,26 @@ def main() -> int:
                     help=f"results folder the notebooks read (default {DEFAULT_RESULTS_DIR})")
     ap.add_argument("--out", type=Path, default=HERE / "figures", help="where the PNGs go")
     ap.add_argument("--only", nargs="+", metavar="NOTEBOOK", help="notebook names, e.g. ladder")
-    ap.add_argument("--strip", action="store_true",
-                    help="only remove outputs and execution counts from the committed notebooks")
     args = ap.parse_args()
 
-    paths = [p for p in notebook_paths() if not args.only or p.stem in args.only]
-    if args.strip:
-        for p in paths:
-            print(f"{p.name}: {'stripped' if strip_outputs(p) else 'clean'}")
-        return 0
+    paths = [p for p in sorted(HERE.glob("*.ipynb")) if not args.only or p.stem in args.only]
     if not has_results(args.results):
         print(f"render_figures: no sgemm_bench results (<gpu>.json) under {args.results}; "
-              f"pass --results notebooks/tests/data to render from the test fixtures",
-              file=sys.stderr)
+              f"pass --results notebooks/tests/data to render from the test fixtures", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    os.environ.update({RESULTS_ENV: str(args.results.resolve()), FIGURES_ENV: str(args.out.resolve())})
     failed = []
     for p in paths:
         t0 = time.time()
-        execute(p, env={RESULTS_ENV: str(args.results.resolve()), FIGURES_ENV: str(args.out.resolve())})
+        nbclient.execute(nbformat.read(p, as_version=4), cwd=str(p.parent), kernel_name="python3", timeout=600)
         png = args.out / f"{p.stem}.png"
         if png.exists() and png.stat().st_mtime >= t0 - 1:
             print(f"{p.name}: {png} ({time.time() - t0:.1f} s)")
         else:
             failed.append(p.name)
-            print(f"{p.name}: wrote no {png.name} (does a cell call lp.save_figure(fig, "
-                  f"\"{p.stem}\")?)", file=sys.stderr)
+            print(f"{p.name}: wrote no {png.name} (does a cell call lp.save_figure(fig, \"{p.stem}\")?)",
+                  file=sys.stderr)
     return 1 if failed else 0
 
 

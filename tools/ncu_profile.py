@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Nsight Compute recipe: profile one launch of a rung with the metrics the ladder's lessons use.
 
-For each rung it runs ncu once on sgemm_bench (one launch of the rung's kernel at --size, clocks
-left alone with --clock-control none), reads ncu's CSV and writes one row per rung to our CSV:
-duration, SM clock, DRAM bytes, global sectors per request, shared-memory bank conflicts and
-wavefronts, achieved occupancy, issue-slot use, FFMA and instruction counts, warp stall reasons,
-and derived FLOPs, arithmetic intensity and GFLOP/s.
+For each rung it runs ncu once on sgemm_bench (one launch of the kernel that carries the rung's
+lesson, at --size, clocks left alone with --clock-control none), reads ncu's CSV and writes one
+row per rung to our CSV: duration, SM clock, DRAM bytes, global sectors per request,
+shared-memory bank conflicts and wavefronts, achieved occupancy, issue-slot use, FFMA and
+instruction counts, warp stall reasons, and derived FLOPs, arithmetic intensity and GFLOP/s.
+Needs pandas (the rest of the tools need only Python's standard library).
 
 Examples:
     python3 tools/ncu_profile.py --kernel 7 --csv /tmp/rung07.csv
@@ -13,17 +14,25 @@ Examples:
     python3 tools/ncu_profile.py --kernel 7 --dry-run          # print the ncu command only
     python3 tools/ncu_profile.py --from-ncu-csv saved.csv --size 4096 --csv out.csv
 
-The ncu command for rung N (N >= 1) is
+The rungs and their kernels come from the registry (`sgemm_ladder.rungs()`). The ncu command for
+rung N with a kernel of ours is
     ncu --csv --page raw --print-units base --print-kernel-base function --clock-control none
-        --target-processes all --kernel-name-base function --kernel-name regex:sgemm_NN_
+        --target-processes all --kernel-name-base demangled --kernel-name regex:<KERNEL>
         --launch-skip 1 --launch-count 1 --metrics <METRICS>
         sgemm_bench --kernel N --size S --repeat 1 --warmup 0 --no-check --min-time 0.01
---launch-skip 1 skips sgemm_bench's 8x8x8 preflight launch of the kernel; the launch profiled is
-the (warm-up) launch at size S, the same work as a timed one. Rung 0 is cuBLAS: its filter is
-regex:gemm|xmma|cutlass, the first 4 matching launches are profiled and the longest is kept
-(cuBLAS may pick another kernel for the 8x8x8 preflight). --from-ncu-csv converts a saved
-`ncu --csv --page raw` output instead (rows go to rungs by kernel name; the longest launch of
+where <KERNEL> is the registry's `kernel` text ("sgemm_12_stream_k<true": the aligned whole-tile
+kernel, not sgemm_12_stream_k_shares). --launch-skip 1 skips sgemm_bench's 8x8x8 preflight
+launch; the launch profiled is the (warm-up) launch at size S, the same work as a timed one. The
+cuBLAS rung (no kernel of ours) is filtered with regex:gemm|xmma|cutlass on bare function names,
+the first 4 matching launches are profiled and the longest is kept (cuBLAS may pick another
+kernel for the 8x8x8 preflight). With --all, a rung whose kernel does not run at size S (a
+dispatch rung that runs another rung's kernel there) is left out with a warning. --from-ncu-csv converts a saved
+`ncu --csv --page raw` output instead (launches go to rungs by kernel name; the longest launch of
 each rung is kept).
+
+ncu's CSV is read with pandas rather than through Nsight Compute's own Python module
+(ncu_report): the CSV needs nothing from the Nsight Compute installation, can be saved and
+converted later (--from-ncu-csv), and is what the tests feed in without a GPU.
 
 Warp stalls use the `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` family:
 warps stalled for that reason per cycle with an issue, the breakdown of ncu's Warp State
@@ -36,7 +45,6 @@ ncu is looked for in $NCU, PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute
 from __future__ import annotations
 
 import argparse
-import csv
 import glob
 import io
 import re
@@ -47,6 +55,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sgemm_tools_common as common  # noqa: E402
 from sgemm_tools_common import ToolError, UsageError  # noqa: E402
+
+try:
+    import pandas as pd
+except ImportError:  # main() says so in one line
+    pd = None
 
 PROG = "ncu_profile"
 
@@ -109,96 +122,93 @@ _PER_TIME_HZ = {"second": 1.0, "s": 1.0, "msecond": 1e3, "ms": 1e3, "usecond": 1
                 "nsecond": 1e9, "ns": 1e9}
 
 
-def to_unit(value: float | None, unit: str, kind: str) -> float | None:
-    """Convert one ncu value in `unit` to our unit for `kind` (ns, MHz, bytes, plain numbers)."""
-    if value is None:
-        return None
+def unit_scale(unit: str, kind: str) -> float:
+    """The factor that turns a value in ncu's `unit` into ours for `kind` (ns, MHz, bytes, plain
+    numbers). With --print-units base ncu does not scale units, but saved outputs may be; written
+    by hand because the units are ncu's own text ("Mbyte", "cycle/nsecond"), which no unit library
+    knows."""
     unit = (unit or "").strip()
     if kind == "time":
         if unit in _TIME_NS:
-            return value * _TIME_NS[unit]
+            return _TIME_NS[unit]
         raise ToolError(f"unexpected time unit '{unit}'")
     if kind == "clock":
         m = re.fullmatch(r"(?:([KMGT]?)cycle)/(\w+)", unit)
         if m and m.group(2) in _PER_TIME_HZ:
-            return value * _PREFIX[m.group(1)] * _PER_TIME_HZ[m.group(2)] / 1e6
+            return _PREFIX[m.group(1)] * _PER_TIME_HZ[m.group(2)] / 1e6
         m = re.fullmatch(r"([KMGT]?)hz", unit, re.IGNORECASE)
         if m:
-            return value * _PREFIX[m.group(1).upper()] / 1e6
+            return _PREFIX[m.group(1).upper()] / 1e6
         raise ToolError(f"unexpected clock unit '{unit}'")
-    if kind in ("pct", "ratio"):
-        return value
     m = re.fullmatch(r"([KMGTP]?)([a-z/_]+)", unit)  # byte, Kbyte, sector, Msector, inst, ...
-    if m and m.group(2) not in ("second",):
-        return value * _PREFIX[m.group(1)]
-    return value
+    if kind not in ("pct", "ratio") and m and m.group(2) != "second":
+        return _PREFIX[m.group(1)]
+    return 1.0
 
 
 # ----------------------------------------------------------------------------------------------
 # ncu's CSV (--page raw: a header row of metric names, a row of units, one row per launch)
 
+LAUNCH_COLUMNS = {"ID": "id", "Kernel Name": "kernel", "Block Size": "block_size", "Grid Size": "grid_size"}
 
-def parse_ncu_raw_csv(text: str) -> list[dict]:
-    """Launches in `ncu --csv --page raw` output: [{'id','kernel','block_size','grid_size',
-    'values': {metric: (text, unit)}}]. Lines before the header (the profiled program's own
-    output, ==PROF== lines) and lines that are not CSV rows are skipped."""
+
+def read_ncu_csv(text: str) -> pd.DataFrame:
+    """The launches in `ncu --csv --page raw` output: one row per launch, columns id, kernel,
+    block_size, grid_size and our METRICS columns in our units (NaN where ncu printed n/a or does
+    not have the metric). Lines that are not CSV rows (the profiled program's own output, ==PROF==
+    lines) are dropped; outputs concatenated one after the other are read one by one."""
     lines = [ln for ln in text.splitlines() if ln.startswith('"')]
-    fixed = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
-             "Block Size", "Grid Size", "Device", "CC"}
-    header: list[str] | None = None
-    units: list[str] = []
-    launches = []
-    for row in csv.reader(io.StringIO("\n".join(lines))):
-        if row and row[0] == "ID":  # a header (several when outputs were concatenated)
-            header, units = row, [""] * len(row)
-            continue
-        if header is None or len(row) != len(header):
-            continue
-        if row[0] == "":  # the units row under the header
-            units = row
-            continue
-        cells = dict(zip(header, row))
-        launches.append({
-            "id": cells.get("ID", ""),
-            "kernel": cells.get("Kernel Name", ""),
-            "block_size": cells.get("Block Size", ""),
-            "grid_size": cells.get("Grid Size", ""),
-            "values": {h: (v, u) for h, v, u in zip(header, row, units) if h not in fixed},
-        })
-    return launches
+    starts = [i for i, ln in enumerate(lines) if ln.startswith('"ID",')] + [len(lines)]
+    frames = [_launches(pd.read_csv(io.StringIO("\n".join(lines[a:b])), header=[0, 1], dtype=str,
+                                    keep_default_na=False))
+              for a, b in zip(starts, starts[1:])]
+    return pd.concat(frames, ignore_index=True) if frames else _launches(pd.DataFrame())
 
 
-def rung_of_kernel(kernel: str) -> int | None:
-    """Rung of a profiled kernel: sgemm_NN_ -> N, a cuBLAS GEMM kernel -> 0, anything else None."""
-    n = common.rung_of_name(kernel)
-    if n is not None:
-        return n
-    return 0 if re.search(CUBLAS_FILTER, kernel) else None
-
-
-def launch_metrics(launch: dict) -> dict[str, float | None]:
-    """Our metric columns of one launch (None where ncu gave n/a or lacks the metric)."""
-    out = {}
+def _launches(raw: pd.DataFrame) -> pd.DataFrame:
+    """One ncu table (columns: (name, unit) pairs) in our columns and units."""
+    cell = {name: raw[(name, unit)] for name, unit in raw.columns}
+    units = {name: "" if unit.startswith("Unnamed:") else unit for name, unit in raw.columns}  # pandas' name for ""
+    empty = pd.Series("", index=raw.index, dtype=str)
+    out = pd.DataFrame({ours: cell.get(theirs, empty) for theirs, ours in LAUNCH_COLUMNS.items()})
     for col, metric, kind in METRICS:
-        text, unit = launch["values"].get(metric, (None, ""))
-        out[col] = to_unit(common.parse_number(text), unit, kind)
+        values = pd.to_numeric(cell.get(metric, empty).str.replace(",", ""), errors="coerce")
+        out[col] = values * unit_scale(units[metric], kind) if metric in units else values
     return out
 
 
-def pick_launch(launches: list[dict]) -> dict | None:
+def rung_of_kernel(kernel: str, rungs: list) -> int | None:
+    """The registry rung a profiled kernel belongs to: the rung whose `kernel` text its name
+    shows, the cuBLAS rung (no kernel of ours) for a cuBLAS GEMM kernel, else None (a rung's
+    other kernels too, such as sgemm_12_stream_k_shares or the unaligned instance: not the kernel
+    of the lesson)."""
+    for r in rungs:
+        if common.kernel_matches(kernel, r.kernel):
+            return r.id
+    if any(r.kernel and r.kernel.split("<", 1)[0] in kernel for r in rungs) or "sgemm::" in kernel:
+        return None  # one of ours: not cuBLAS
+    if re.search(CUBLAS_FILTER, kernel):
+        return next((r.id for r in rungs if not r.kernel), None)
+    return None
+
+
+def pick_launch(launches: pd.DataFrame) -> pd.Series:
     """The launch to report among several of one rung: the longest (the full-size one)."""
-    if not launches:
-        return None
-    return max(launches, key=lambda ln: launch_metrics(ln)["duration_ns"] or 0.0)
+    return launches.loc[launches["duration_ns"].fillna(0).idxmax()]
+
+
+def _value(x) -> float | None:
+    return None if x is None or pd.isna(x) else float(x)
 
 
 def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def make_row(rung: int, slug: str, m: int, n: int, k: int, launch: dict) -> dict:
-    """One row of our CSV: ids, the METRICS columns, the DERIVED columns."""
-    v = launch_metrics(launch)
+def make_row(rung: int, slug: str, m: int, n: int, k: int, launch) -> dict:
+    """One row of our CSV from one launch (a row of read_ncu_csv): ids, the METRICS columns, the
+    DERIVED columns; None where a value is missing."""
+    v = {col: _value(launch[col]) for col, _, _ in METRICS}
     row = {"rung": rung, "slug": slug, "M": m, "N": n, "K": k, "kernel": launch["kernel"],
            "block_size": launch["block_size"], "grid_size": launch["grid_size"], **v}
     rd, wr = v["dram_bytes_read"], v["dram_bytes_write"]
@@ -226,12 +236,11 @@ def format_value(v) -> str:
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
+    """Our CSV (read back by sgemm_ladder.results.load_ncu): COLUMNS, integers without decimals,
+    other numbers to 6 significant digits, empty cells for missing values."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow([format_value(r.get(c)) for c in COLUMNS])
+    table = pd.DataFrame([{c: format_value(r.get(c)) for c in COLUMNS} for r in rows], columns=COLUMNS)
+    table.to_csv(path, index=False, lineterminator="\n")
 
 
 def format_summary(rows: list[dict]) -> str:
@@ -243,42 +252,15 @@ def format_summary(rows: list[dict]) -> str:
         conflicts = None
         if r["smem_ld_bank_conflicts"] is not None or r["smem_st_bank_conflicts"] is not None:
             conflicts = (r["smem_ld_bank_conflicts"] or 0) + (r["smem_st_bank_conflicts"] or 0)
-        out.append([str(r["rung"]), r["kernel"][:40], common.fmt_si(ms), common.fmt_si(r["achieved_gflops"]),
-                    common.fmt_si(r["arithmetic_intensity"]), common.fmt_si(r["global_ld_sectors_per_request"]),
-                    common.fmt_si(conflicts), common.fmt_si(r["achieved_occupancy_pct"]),
-                    common.fmt_si(r["issue_active_pct"]), common.fmt_si(r["stall_long_scoreboard"]),
-                    common.fmt_si(r["stall_mio_throttle"]), common.fmt_si(r["stall_barrier"])])
-    widths = [max(len(x) for x in col) for col in zip(head, *out)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i < 2 else c.rjust(w)  # noqa: E731
-                                  for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([fmt(head)] + [fmt(r) for r in out])
+        out.append([str(r["rung"]), r["kernel"][:40]] + [common.fmt_si(x) for x in (
+            ms, r["achieved_gflops"], r["arithmetic_intensity"], r["global_ld_sectors_per_request"], conflicts,
+            r["achieved_occupancy_pct"], r["issue_active_pct"], r["stall_long_scoreboard"],
+            r["stall_mio_throttle"], r["stall_barrier"])])
+    return common.format_table(head, out, left=2, rule=False)
 
 
 # ----------------------------------------------------------------------------------------------
 # Running sgemm_bench and ncu
-
-
-def list_rungs(bench: Path) -> dict[int, str]:
-    """Rung id -> slug, from `sgemm_bench --list` (needs no GPU)."""
-    common.require_file(bench, "sgemm_bench", common.BUILD_HINT)
-    try:
-        proc = subprocess.run([str(bench), "--list"], capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.SubprocessError) as e:
-        raise ToolError(f"could not run {bench} --list: {e}") from e
-    if proc.returncode != 0:
-        raise ToolError(f"{bench} --list failed (exit {proc.returncode}): {proc.stderr.strip()}")
-    return parse_list(proc.stdout)
-
-
-def parse_list(text: str) -> dict[int, str]:
-    rungs = {}
-    for line in text.splitlines():
-        m = re.match(r"^(\d+)\s+(\S+)", line)
-        if m:
-            rungs[int(m.group(1))] = m.group(2)
-    if not rungs:
-        raise ToolError("sgemm_bench --list printed no rungs")
-    return rungs
 
 
 def find_ncu() -> Path | None:
@@ -286,21 +268,26 @@ def find_ncu() -> Path | None:
     return common.find_executable("ncu", "NCU", extra)
 
 
-def kernel_filter(rung: int) -> str:
-    return f"regex:{CUBLAS_FILTER}" if rung == 0 else f"regex:sgemm_{rung:02d}_"
+def kernel_filter(rung) -> list[str]:
+    """ncu's options that pick a registry rung's launches: its `kernel` text searched in the
+    demangled names ("sgemm_12_stream_k<true" names the aligned whole-tile kernel, not
+    sgemm_12_stream_k_shares or the unaligned instance); for the cuBLAS rung, cuBLAS's GEMM
+    kernels among the bare function names (ours are in namespace sgemm: "gemm" would match)."""
+    if not rung.kernel:
+        return ["--kernel-name-base", "function", "--kernel-name", f"regex:{CUBLAS_FILTER}"]
+    return ["--kernel-name-base", "demangled", "--kernel-name", f"regex:{re.escape(rung.kernel)}"]
 
 
-def ncu_command(ncu: Path | str, bench: Path | str, rung: int, size: int, metrics: list[str],
+def ncu_command(ncu: Path | str, bench: Path | str, rung, size: int, metrics: list[str],
                 launch_skip: int | None = None, launch_count: int | None = None) -> list[str]:
-    """The ncu command line that profiles rung `rung` at size^3 (see the module docstring)."""
-    skip = launch_skip if launch_skip is not None else (0 if rung == 0 else 1)
-    count = launch_count if launch_count is not None else (4 if rung == 0 else 1)
+    """The ncu command line that profiles registry rung `rung` at size^3 (see the module docstring)."""
+    skip = launch_skip if launch_skip is not None else (1 if rung.kernel else 0)
+    count = launch_count if launch_count is not None else (1 if rung.kernel else 4)
     return [str(ncu), "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "function",
-            "--clock-control", "none", "--target-processes", "all",
-            "--kernel-name-base", "function", "--kernel-name", kernel_filter(rung),
+            "--clock-control", "none", "--target-processes", "all", *kernel_filter(rung),
             "--launch-skip", str(skip), "--launch-count", str(count),
             "--metrics", ",".join(metrics),
-            str(bench), "--kernel", str(rung), "--size", str(size), "--repeat", "1", "--warmup", "0",
+            str(bench), "--kernel", str(rung.id), "--size", str(size), "--repeat", "1", "--warmup", "0",
             "--no-check", "--min-time", "0.01"]
 
 
@@ -310,21 +297,26 @@ def unknown_metrics(output: str, metrics: list[str]) -> list[str]:
     return [m for m in metrics if m in errors]
 
 
-def profile_rung(ncu: Path, bench: Path, rung: int, size: int, args) -> tuple[list[dict], str]:
-    """Run ncu for one rung; returns (launches of that rung, ncu's stdout)."""
+class NoLaunch(ToolError):
+    """ncu ran but profiled no launch of the rung's kernel."""
+
+
+def profile_rung(ncu: Path, bench: Path, rung, rungs: list, size: int, args) -> tuple[pd.DataFrame, str]:
+    """Run ncu for one registry rung; returns (launches of that rung, ncu's stdout)."""
     metrics = [m for _, m, _ in METRICS]
     for _attempt in range(3):
         cmd = ncu_command(ncu, bench, rung, size, metrics, args.launch_skip, args.launch_count)
-        print(f"{PROG}: rung {rung}: {' '.join(cmd)}", file=sys.stderr)
+        print(f"{PROG}: rung {rung.id}: {' '.join(cmd)}", file=sys.stderr)
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
         except subprocess.TimeoutExpired as e:
-            raise ToolError(f"ncu on rung {rung} ran past {args.timeout} s") from e
+            raise ToolError(f"ncu on rung {rung.id} ran past {args.timeout} s") from e
         except OSError as e:
             raise ToolError(f"could not run {ncu}: {e}") from e
         output = proc.stdout + "\n" + proc.stderr
-        launches = [ln for ln in parse_ncu_raw_csv(proc.stdout) if rung_of_kernel(ln["kernel"]) == rung]
-        if launches:
+        launches = read_ncu_csv(proc.stdout)
+        launches = launches[[rung_of_kernel(k, rungs) == rung.id for k in launches["kernel"]]]
+        if not launches.empty:
             return launches, proc.stdout
         bad = unknown_metrics(output, metrics)
         if bad and len(bad) < len(metrics):
@@ -333,8 +325,8 @@ def profile_rung(ncu: Path, bench: Path, rung: int, size: int, args) -> tuple[li
             continue
         tail = "\n".join(output.strip().splitlines()[-15:])
         hint = f"\n{PERM_HINT}" if "ERR_NVGPUCTRPERM" in output else ""
-        raise ToolError(f"ncu profiled no launch of rung {rung} (exit {proc.returncode}):\n{tail}{hint}")
-    raise ToolError(f"ncu kept rejecting metrics for rung {rung}")
+        raise NoLaunch(f"ncu profiled no launch of rung {rung.id} (exit {proc.returncode}):\n{tail}{hint}")
+    raise ToolError(f"ncu kept rejecting metrics for rung {rung.id}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -349,7 +341,7 @@ def parse_args(argv):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--kernel", type=int, metavar="N", help="profile rung N (0 = cuBLAS)")
-    what.add_argument("--all", action="store_true", help="profile every rung that `sgemm_bench --list` lists")
+    what.add_argument("--all", action="store_true", help="profile every rung of the registry")
     what.add_argument("--from-ncu-csv", type=Path, metavar="FILE",
                       help="convert saved `ncu --csv --page raw` output instead of running ncu")
     p.add_argument("--size", type=int, default=4096, help="M = N = K (default 4096)")
@@ -369,43 +361,48 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if pd is None:
+        raise common.missing_package("pandas")
+    rungs = common.registry()
+    by_id = {r.id: r for r in rungs}
+    if args.kernel is not None and args.kernel not in by_id:
+        raise UsageError(f"unknown rung {args.kernel}; rungs: {', '.join(map(str, sorted(by_id)))}")
+    chosen = [by_id[args.kernel]] if args.kernel is not None else rungs
     m = n = k = args.size
     rows = []
     if args.from_ncu_csv:
         if not args.from_ncu_csv.is_file():
             raise UsageError(f"--from-ncu-csv {args.from_ncu_csv}: no such file")
-        by_rung: dict[int, list[dict]] = {}
-        for ln in parse_ncu_raw_csv(args.from_ncu_csv.read_text(errors="replace")):
-            r = rung_of_kernel(ln["kernel"])
-            if r is not None:
-                by_rung.setdefault(r, []).append(ln)
-        if not by_rung:
-            raise ToolError(f"{args.from_ncu_csv}: no ladder or cuBLAS GEMM launches in it")
-        for r in sorted(by_rung):
-            launch = pick_launch(by_rung[r])
-            slug = common.slug_of_name(launch["kernel"]) or ("00_cublas" if r == 0 else "")
-            rows.append(make_row(r, slug, m, n, k, launch))
+        launches = read_ncu_csv(args.from_ncu_csv.read_text(errors="replace"))
+        launches["rung"] = [rung_of_kernel(name, rungs) for name in launches["kernel"]]
+        if launches["rung"].isna().all():
+            raise ToolError(f"{args.from_ncu_csv}: no launches of the registry's kernels or of cuBLAS in it")
+        for r, group in launches.dropna(subset=["rung"]).groupby("rung"):
+            rows.append(make_row(int(r), by_id[int(r)].slug, m, n, k, pick_launch(group)))
+    elif args.dry_run:
+        for r in chosen:
+            print(" ".join(ncu_command("ncu", args.bench, r, args.size, [x for _, x, _ in METRICS],
+                                       args.launch_skip, args.launch_count)))
+        return common.EXIT_OK
     else:
-        if args.dry_run:
-            rungs = {args.kernel: ""} if args.kernel is not None else list_rungs(args.bench)
-            for r in sorted(rungs):
-                print(" ".join(ncu_command("ncu", args.bench, r, args.size, [x for _, x, _ in METRICS],
-                                           args.launch_skip, args.launch_count)))
-            return common.EXIT_OK
         ncu = find_ncu()
         if ncu is None:
             raise ToolError(f"ncu (Nsight Compute) not found: {NCU_HINT}")
-        rungs = list_rungs(args.bench)
-        if args.kernel is not None:
-            if args.kernel not in rungs:
-                raise UsageError(f"unknown rung {args.kernel}; rungs: {', '.join(map(str, sorted(rungs)))}")
-            rungs = {args.kernel: rungs[args.kernel]}
-        for r, slug in sorted(rungs.items()):
-            launches, raw = profile_rung(ncu, args.bench, r, args.size, args)
+        common.require_file(args.bench, "sgemm_bench", common.BUILD_HINT)
+        for r in chosen:
+            try:
+                launches, raw = profile_rung(ncu, args.bench, r, rungs, args.size, args)
+            except NoLaunch as e:
+                if args.kernel is not None or "ERR_NVGPUCTRPERM" in str(e):
+                    raise
+                print(f"{PROG}: rung {r.id} left out: no launch of `{r.kernel}` at {args.size}^3", file=sys.stderr)
+                continue
             if args.raw_dir:
                 args.raw_dir.mkdir(parents=True, exist_ok=True)
-                (args.raw_dir / f"rung{r:02d}_ncu_raw.csv").write_text(raw)
-            rows.append(make_row(r, slug, m, n, k, pick_launch(launches)))
+                (args.raw_dir / f"rung{r.id:02d}_ncu_raw.csv").write_text(raw)
+            rows.append(make_row(r.id, r.slug, m, n, k, pick_launch(launches)))
+        if not rows:
+            raise ToolError(f"ncu profiled no launch of any rung at {args.size}^3")
     print(format_summary(rows))
     if args.csv:
         write_csv(rows, args.csv)

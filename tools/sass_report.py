@@ -2,10 +2,13 @@
 """SASS report: what the compiler made of each rung, read from cuobjdump.
 
 Runs `cuobjdump -sass -res-usage` once on the ladder's library, splits the output per kernel,
-maps each kernel to its rung (`sgemm_NN_` in its name; rung 0 is cuBLAS and has no SASS of
-ours) and prints, per rung, the static instruction mix (FFMA, FMUL, FADD, LDG.E / .64 / .128,
+maps each kernel to its rung (the rung whose file, the registry's `source`, it was compiled from:
+each rung file is a translation unit of its own, which cuobjdump's `identifier` lines name; rung 0
+is cuBLAS and has no SASS of ours) and prints, per rung, the static instruction mix (FFMA, FMUL, FADD, LDG.E / .64 / .128,
 LDS / .64 / .128, STS and STG by width, LDGSTS (cp.async), BAR, LDL/STL spills, branches,
 other), registers, shared memory, local (spill) memory and stack.
+
+The listing is parsed here, by hand: cuobjdump prints only text, and no Python library reads it.
 
 Counts are static: every instruction in the function, over all its code paths (fast path and
 edge path alike). NOP padding and instructions predicated `@!PT` (never executed) are counted
@@ -29,11 +32,12 @@ JSON written by --json:
                 "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
 Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the
 FFMA source operands flagged .reuse, not instructions) are in "counts" but not in "total";
-ffma_share = FFMA / total. A rung with several kernels reports one (its largest, or the one its
-header's `// SASS KERNEL:` line names) and lists the rest, entries of the same form, under
-"other_kernels". shared_bytes is the static shared memory cuobjdump
-reports (on sm_90 it includes the 1 KiB the system reserves per block; dynamic shared memory,
-such as rung 10's pipeline buffers, is not in it). local_bytes > 0 means register spills.
+ffma_share = FFMA / total. A rung with several kernels reports the one that carries its lesson
+(the registry's `kernel` field, read through `sgemm_ladder.rungs()`: the largest kernel whose name
+contains that text) and lists the rest, entries of the same form, under "other_kernels".
+shared_bytes is the static shared memory cuobjdump reports (on sm_90 it includes the 1 KiB the
+system reserves per block; dynamic shared memory, such as rung 10's pipeline buffers, is not in
+it). local_bytes > 0 means register spills.
 """
 from __future__ import annotations
 
@@ -121,6 +125,7 @@ def categorize(opcode: str, predicate: str | None = None) -> str:
 class Function:
     name: str  # mangled
     arch: str = ""
+    unit: str = ""  # the translation unit it was compiled in, as cuobjdump's identifier names it: "12_stream_k"
     resources: dict[str, int] = field(default_factory=dict)
     opcodes: Counter = field(default_factory=Counter)  # (predicate-class, opcode) -> count
     counts: Counter = field(default_factory=Counter)  # category -> count
@@ -131,20 +136,22 @@ _FUNC_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _RES_FUNC_RE = re.compile(r"^\s*Function\s+(\S+?):\s*$")
 _RES_LINE_RE = re.compile(r"^\s*REG:\d+")
 _ARCH_RE = re.compile(r"^\s*arch\s*=\s*(sm_\w+)")
+_UNIT_RE = re.compile(r"^\s*identifier\s*=\s*(\S+)")
 _CODE_FOR_RE = re.compile(r"^\s*code for\s+(sm_\w+)")
 
 
 def parse_sass(lines) -> list[Function]:
-    """Parse `cuobjdump -sass -res-usage` output into one Function per (arch, kernel)."""
-    funcs: dict[tuple[str, str], Function] = {}
-    arch = ""
+    """Parse `cuobjdump -sass -res-usage` output into one Function per (arch, translation unit,
+    kernel)."""
+    funcs: dict[tuple[str, str, str], Function] = {}
+    arch = unit = ""
     res_name = None  # function whose REG:... line comes next
     current: Function | None = None
 
     def get(name: str) -> Function:
-        key = (arch, name)
+        key = (arch, unit, name)
         if key not in funcs:
-            funcs[key] = Function(name=name, arch=arch)
+            funcs[key] = Function(name=name, arch=arch, unit=unit)
         return funcs[key]
 
     for line in lines:
@@ -175,6 +182,9 @@ def parse_sass(lines) -> list[Function]:
             arch = m.group(1)
             current = None
             continue
+        if m := _UNIT_RE.match(line):
+            unit = Path(m.group(1)).stem
+            continue
         if line.startswith("Fatbin"):
             current, res_name = None, None
     return list(funcs.values())
@@ -200,18 +210,26 @@ def demangle(names: list[str]) -> dict[str, str]:
     return dict(zip(names, out))
 
 
-def rung_entry(f: Function, demangled: str) -> dict:
+def rung_of_function(name: str) -> int | None:
+    """The rung whose namespace (`sgemm::rungNN`, the registry's) holds a kernel, from its
+    demangled or mangled name; None for a kernel of no rung (the C ABI's helpers). For listings
+    that do not name their translation units (see build_report)."""
+    if m := re.search(r"\bsgemm::rung(\d+)::", name):
+        return int(m.group(1))
+    if m := re.search(r"5sgemm(\d+)rung", name):  # mangled: "6rung12" is 6 characters long
+        digits = int(m.group(1)) - len("rung")
+        return int(name[m.end():m.end() + digits])
+    return None
+
+
+def kernel_entry(f: Function, demangled: str) -> dict:
+    """One kernel's part of the report: its name, resources and instruction counts."""
     counts = {c: int(f.counts.get(c, 0)) for c in CATEGORIES}
     total = sum(v for c, v in counts.items() if c not in NOT_IN_TOTAL)
-    entry = {
-        "rung": common.rung_of_name(f.name),
-        "slug": common.slug_of_name(demangled) or common.slug_of_name(f.name),
-        "function": demangled,
-    }
+    entry = {"function": demangled}
     for key, out in RES_KEYS.items():
         entry[out] = int(f.resources.get(key, 0))
-    entry.update({"counts": counts, "total": total,
-                  "ffma_share": counts["FFMA"] / total if total else 0.0})
+    entry.update({"counts": counts, "total": total, "ffma_share": counts["FFMA"] / total if total else 0.0})
     return entry
 
 
@@ -232,54 +250,63 @@ def counterpart(a: dict, b: dict) -> dict:
     return a
 
 
-def reported_kernels(kernels_dir: Path = common.KERNELS_DIR) -> dict[int, str]:
-    """Rung -> the text its header's `// SASS KERNEL: ... `text` ...` line quotes from the name of
-    the kernel to report, for rungs whose lesson is not in their largest kernel."""
-    picks = {}
-    for rung, path in common.rung_header_files(kernels_dir).items():
-        m = re.search(r"^// SASS KERNEL:[^`\n]*`([^`]+)`", path.read_text(encoding="utf-8"), re.M)
-        if m:
-            picks[rung] = m.group(1)
-    return picks
+def reported_kernel(kernels: list[dict], text: str, rung: int) -> dict:
+    """The kernel that carries the rung's lesson: among those whose name shows the registry's
+    `kernel` text, the largest; the largest of all when the text is empty (or, with a warning,
+    when no kernel shows it). A rung's other kernels (a pre-pass, a fix-up pass) are the rest."""
+    matching = [k for k in kernels if common.kernel_matches(k["function"], text)] if text else kernels
+    if not matching:
+        print(f"{PROG}: rung {rung}: no kernel name contains the registry's `{text}`; "
+              f"reporting its largest kernel", file=sys.stderr)
+        matching = kernels
+    return max(matching, key=lambda k: k["total"])
 
 
-def build_report(lines, lib: str, cuobjdump_version: str | None, arch: str | None = None) -> dict:
-    """The JSON document (see the module docstring) from cuobjdump's output lines."""
-    funcs = [f for f in parse_sass(lines) if common.rung_of_name(f.name) is not None]
+def pick_arch(funcs: list[Function], arch: str | None) -> tuple[list[Function], str | None]:
+    """The kernels of one architecture: `arch`, else the newest in the fat binary together with
+    its arch-specific variant (sm_90 and sm_90a kernels, the wgmma rung, are one report)."""
     archs = sorted({f.arch for f in funcs}, key=lambda a: int(re.sub(r"\D", "", a) or 0))
     if arch:
         if arch not in archs:
             raise UsageError(f"--arch {arch}: no rung kernels for it (found: {', '.join(archs) or 'none'})")
-        funcs = [f for f in funcs if f.arch == arch]
-    elif archs:
-        # The newest architecture in the fat binary, with its arch-specific variant: sm_90 and
-        # sm_90a kernels (the wgmma rung) are one report.
-        arch = archs[-1]
-        family = re.sub(r"[a-z]$", "", arch)
-        funcs = [f for f in funcs if re.sub(r"[a-z]$", "", f.arch) == family]
-        arch = family
-    else:
-        funcs = [f for f in funcs if f.arch == ""]
+        return [f for f in funcs if f.arch == arch], arch
+    if not archs:
+        return [], None
+    family = re.sub(r"[a-z]$", "", archs[-1])
+    return [f for f in funcs if re.sub(r"[a-z]$", "", f.arch) == family], family
+
+
+def build_report(lines, lib: str, cuobjdump_version: str | None, rungs: list,
+                 arch: str | None = None) -> dict:
+    """The JSON document (see the module docstring) from cuobjdump's output lines and the
+    registry's rungs (`sgemm_ladder.rungs()`: id, slug and kernel of each)."""
+    registry = {r.id: r for r in rungs}
+    by_unit = {Path(r.source).stem: r.id for r in rungs}  # one translation unit per rung file
+
+    def rung_of(f: Function) -> int | None:
+        """The rung whose file the kernel was compiled from (a dispatch rung's instances of another
+        rung's kernels are its own); without unit names, the rung namespace in the kernel's name."""
+        return by_unit.get(f.unit) if f.unit else rung_of_function(f.name)
+
+    funcs, arch = pick_arch([f for f in parse_sass(lines) if rung_of(f) is not None], arch)
     names = demangle([f.name for f in funcs])
-    chosen = reported_kernels()
-    by_rung: dict[int, dict] = {}
+    kernels: dict[int, list[dict]] = {}
     for f in funcs:
-        e = rung_entry(f, names[f.name])
-        if e["rung"] in by_rung:
-            # A rung with helper kernels (e.g. a pre-pass): report its largest kernel, the GEMM,
-            # unless its header names the kernel that carries its lesson.
-            pick = chosen.get(e["rung"])
-            rank = lambda x: (pick is None or pick not in x["function"], -x["total"])  # noqa: E731
-            keep, drop = sorted([by_rung[e["rung"]], e], key=rank)
-            print(f"{PROG}: rung {e['rung']} has more than one kernel; keeping "
-                  f"{keep['function']}, ignoring {drop['function']}", file=sys.stderr)
-            others = keep.pop("other_kernels", []) + drop.pop("other_kernels", [])
-            keep["other_kernels"] = others + [drop]
-            by_rung[e["rung"]] = keep
+        rung = rung_of(f)
+        if rung not in registry:
+            print(f"{PROG}: {names[f.name]}: rung {rung} is not in the registry; left out", file=sys.stderr)
             continue
-        by_rung[e["rung"]] = e
+        kernels.setdefault(rung, []).append(kernel_entry(f, names[f.name]))
+    report = []
+    for rung in sorted(kernels):
+        chosen = reported_kernel(kernels[rung], registry[rung].kernel, rung)
+        entry = {"rung": rung, "slug": registry[rung].slug, **chosen}
+        others = [k for k in kernels[rung] if k is not chosen]
+        if others:
+            entry["other_kernels"] = others
+        report.append(entry)
     return {"tool": "sass_report", "lib": lib, "cuobjdump_version": cuobjdump_version,
-            "gpu_arch": arch, "rungs": [by_rung[k] for k in sorted(by_rung)]}
+            "gpu_arch": arch, "rungs": report}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -358,16 +385,7 @@ def format_all(rungs: list[dict]) -> str:
     rows = [[str(r["rung"]), r["slug"] or "?", str(r["registers"]), str(r["shared_bytes"]),
              str(r["local_bytes"]), str(r["total"]), f"{100 * r['ffma_share']:.1f}"]
             + [str(r["counts"].get(c, 0)) for c in used] for r in rungs]
-    return format_table(head, rows, left=2)
-
-
-def format_table(head: list[str], rows: list[list[str]], left: int = 1) -> str:
-    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    return common.format_table(head, rows, left=2)
 
 
 def diff_rows(a: dict, b: dict) -> list[tuple[str, float, float]]:
@@ -391,7 +409,7 @@ def format_diff(a: dict, b: dict) -> str:
     rows.append(["FFMA share", pct(a["ffma_share"]), pct(b["ffma_share"]),
                  "" if a["ffma_share"] == b["ffma_share"] else f"{100 * (b['ffma_share'] - a['ffma_share']):+.1f} pt", ""])
     head = ["", f"rung {a['rung']} ({a['slug']})", f"rung {b['rung']} ({b['slug']})", "delta", "rel"]
-    return format_table(head, rows)
+    return common.format_table(head, rows)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -416,27 +434,29 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def load_report(args) -> dict:
+def load_report(args, rungs: list) -> dict:
     if args.sass_file:
         if not args.sass_file.is_file():
             raise UsageError(f"--sass-file {args.sass_file}: no such file")
         with common.open_text(args.sass_file) as f:
-            return build_report(f, str(args.sass_file), None, args.arch)
+            return build_report(f, str(args.sass_file), None, rungs, args.arch)
     lib = common.require_file(args.lib, "library", common.BUILD_HINT)
     lines, version = run_cuobjdump(lib)
-    return build_report(lines, str(args.lib), version, args.arch)
+    return build_report(lines, str(args.lib), version, rungs, args.arch)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    report = load_report(args)
+    registry = {r.id: r for r in common.registry()}
+    report = load_report(args, list(registry.values()))
     by_rung = {r["rung"]: r for r in report["rungs"]}
     if not by_rung:
-        raise ToolError("no rung kernels (names with sgemm_NN_) found in the SASS")
+        raise ToolError("no kernels of the registry's rungs (namespace sgemm::rungNN) found in the SASS")
 
     def rung(n: int) -> dict:
-        if n == 0:
-            raise UsageError("rung 0 is cuBLAS: no SASS of ours to report (ncu_profile.py --kernel 0 names its kernel)")
+        if n in registry and not registry[n].kernel:
+            raise UsageError(f"rung {n} ({registry[n].slug}) runs no kernel of ours: no SASS to report "
+                             f"(ncu_profile.py --kernel {n} names the kernel it runs)")
         if n not in by_rung:
             raise UsageError(f"rung {n} not found; rungs in the SASS: {', '.join(map(str, sorted(by_rung)))}")
         return by_rung[n]

@@ -1,6 +1,8 @@
 """The ladder's figures. Each function takes loaded data and returns a matplotlib Figure; rungs,
-sizes, inputs and GPUs all come from the data. cuBLAS (rung 0) is always drawn in black,
-dashed, with a star: the baseline. Rungs 1.. follow one colour ramp, dark to light up the ladder.
+sizes, inputs and GPUs all come from the data, every GPU in a panel of its own, side by side.
+cuBLAS (rung 0) is always drawn in black, dashed, with a star: the baseline. The other rungs
+follow one colour ramp in id order. Wherever the results carry a spread it is drawn: the
+interval of % of cuBLAS, the quartiles of the launch times (as GFLOP/s or ms).
 """
 from __future__ import annotations
 
@@ -18,8 +20,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from .data import BASELINE_RUNG, Results, ladder_table, square_timing
-from .roofline import FALLBACK_BANDWIDTH_GBS, ceilings, roofline_points
+from .data import BASELINE_RUNG, Results, ceilings, ladder_table, roofline_points, roofline_tool, square_timing
 
 FIGURES_ENV = "SGEMM_FIGURES_DIR"
 BASELINE_COLOR = "black"
@@ -51,15 +52,17 @@ STYLE = {
 
 # --- shared pieces -----------------------------------------------------------------------------
 
-def rung_style(rung: int, max_rung: int) -> dict:
-    """Colour, marker and line of a rung, the same in every figure for the same set of rungs."""
+def rung_style(rung: int, rungs) -> dict:
+    """Colour, marker and line of a rung among the rungs of a figure (ids need not be
+    contiguous: the tracks are numbered apart), the same in every figure for the same rungs."""
     if int(rung) == BASELINE_RUNG:
         return dict(color=BASELINE_COLOR, marker="*", markersize=9, linestyle="--", linewidth=2.2,
                     zorder=5)
-    span = max(1, max_rung - 1)
-    color = plt.get_cmap("viridis")(0.05 + 0.85 * (int(rung) - 1) / span)
-    return dict(color=color, marker=_MARKERS[(int(rung) - 1) % len(_MARKERS)], markersize=5,
-                linestyle="-", linewidth=1.5, zorder=3)
+    others = sorted({int(r) for r in rungs} - {BASELINE_RUNG})
+    i = others.index(int(rung)) if int(rung) in others else 0
+    color = plt.get_cmap("viridis")(0.05 + 0.85 * i / max(1, len(others) - 1))
+    return dict(color=color, marker=_MARKERS[i % len(_MARKERS)], markersize=5, linestyle="-",
+                linewidth=1.5, zorder=3)
 
 
 def _thousands(x, _pos=None) -> str:
@@ -135,9 +138,9 @@ def _log2_size_axis(ax, values, label):
         ax.tick_params(axis="x", labelrotation=45)
 
 
-def _rung_legend(fig, labels: dict[int, str], max_rung: int, title="Rung", line=True):
+def _rung_legend(fig, labels: dict[int, str], title="Rung", line=True):
     def handle(rung):
-        st = {k: v for k, v in rung_style(rung, max_rung).items() if k != "zorder"}
+        st = {k: v for k, v in rung_style(rung, labels).items() if k != "zorder"}
         return Line2D([], [], **(st if line else {**st, "linestyle": "none", "markersize": 7}))
 
     handles = [handle(r) for r in sorted(labels)]
@@ -177,21 +180,34 @@ def save_figure(fig, name: str) -> Path | None:
 
 # --- the ladder --------------------------------------------------------------------------------
 
+def _pct_text(pct, lo, hi, verdict) -> str:
+    """"77.4% of cuBLAS [76.8, 78.0], slower": the interval and verdict where the row has them."""
+    text = f"{pct:.1f}% of cuBLAS"
+    if not pd.isna(lo):
+        text += f" [{lo:.1f}, {hi:.1f}]"
+    return text + (f", {verdict}" if isinstance(verdict, str) else "")
+
+
+def _spread(value, lo, hi):
+    """Error-bar lengths [[below], [above]] of a value with its spread, or None without one."""
+    return None if pd.isna(lo) or pd.isna(hi) else [[value - lo], [hi - value]]
+
+
 def plot_ladder(results: Results, size: int = 4096, gpus=None):
-    """Horizontal bars: GFLOP/s of every rung at M = N = K = ``size``, each labelled with its
-    % of cuBLAS; cuBLAS and the FP32 peak drawn as vertical lines. One panel per GPU."""
+    """Horizontal bars: GFLOP/s of every rung at M = N = K = ``size`` with the quartiles of its
+    launch times as error bars, each labelled with its % of cuBLAS, that figure's interval and
+    the verdict; cuBLAS and the FP32 peak drawn as vertical lines. One panel per GPU."""
     table = ladder_table(results, size, gpus).reset_index()
     gpu_list = _ordered_gpus(results, table["gpu"])
     rungs = sorted(table["rung"].unique())
-    max_rung = max(rungs)
     labels = dict(zip(table["rung"], table["kernel"]))
     footer = _provenance(results, gpu_list)
     with _style():
-        fig, axes = _figure(1, len(gpu_list), 7.6 * len(gpu_list), 0.36 * len(rungs) + 2.3,
+        fig, axes = _figure(1, len(gpu_list), 8.2 * len(gpu_list), 0.36 * len(rungs) + 2.3,
                             footer, sharey=True)
         for ax, gpu in zip(axes[0], gpu_list):
             t = table[table["gpu"] == gpu].set_index("rung")
-            peak = ceilings(results.context.loc[gpu]).peak_gflops
+            peak = results.by_gpu[gpu].fp32_peak_gflops
             base = t["GFLOP/s"].get(BASELINE_RUNG)
             xmax = max(peak or 0, t["GFLOP/s"].max()) * 1.04
             for y, rung in enumerate(rungs):
@@ -199,25 +215,28 @@ def plot_ladder(results: Results, size: int = 4096, gpus=None):
                     ax.text(xmax * 0.01, y, "no result", va="center", fontsize=8, color="0.4")
                     continue
                 row = t.loc[rung]
-                st = rung_style(rung, max_rung)
+                st = rung_style(rung, rungs)
                 is_base = rung == BASELINE_RUNG
-                ax.barh(y, row["GFLOP/s"], height=0.72, color=_BASE_BAR if is_base else st["color"])
-                pct = "baseline" if is_base else f"{row['% cuBLAS']:.1f}% of cuBLAS"
+                ax.barh(y, row["GFLOP/s"], height=0.72, color=_BASE_BAR if is_base else st["color"],
+                        xerr=_spread(row["GFLOP/s"], row["GFLOP/s lo"], row["GFLOP/s hi"]),
+                        error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "0.2"})
+                pct = "baseline" if is_base else _pct_text(row["% cuBLAS"], row["% lo"], row["% hi"],
+                                                           row["verdict"])
                 text = f"{row['GFLOP/s']:,.0f} GFLOP/s · {pct}"
                 if not row["checked"]:
                     text += " · unchecked"
                 elif not row["verified"]:
                     text += " · NOT VERIFIED"
-                inside = row["GFLOP/s"] > 0.5 * xmax
+                inside = row["GFLOP/s"] > 0.55 * xmax
                 color = PEAK_COLOR if (row["checked"] and not row["verified"]) else (
                     _text_color(_BASE_BAR if is_base else st["color"]) if inside else "black")
-                ax.text(row["GFLOP/s"] + (-0.012 if inside else 0.012) * xmax, y, text,
-                        ha="right" if inside else "left", va="center", fontsize=8.5, color=color,
+                ax.text(row["GFLOP/s"] + (-0.02 if inside else 0.02) * xmax, y, text,
+                        ha="right" if inside else "left", va="center", fontsize=8, color=color,
                         fontweight="bold" if is_base else None)
             # The two reference lines, labelled in the two rows kept free above the bars.
             for value, y, color, style, text in (
                     (base, -0.85, BASELINE_COLOR, "--", "cuBLAS = 100% "),
-                    (peak, -1.45, PEAK_COLOR, ":", f"FP32 peak at max clock, {(peak or 0):,.0f} GFLOP/s ")):
+                    (peak, -1.45, PEAK_COLOR, ":", f"FP32 peak, {(peak or 0):,.0f} GFLOP/s ")):
                 if value:
                     ax.axvline(value, color=color, linestyle=style, linewidth=1.4)
                     ax.text(value, y, text, ha="right", va="center", fontsize=8, color=color)
@@ -226,27 +245,28 @@ def plot_ladder(results: Results, size: int = 4096, gpus=None):
             ax.set_ylim(len(rungs) - 0.5, -1.8)
             ax.grid(axis="y", visible=False)
             ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
-            ax.set_xlabel("Throughput (GFLOP/s, higher is better)")
+            ax.set_xlabel("Throughput (GFLOP/s, higher is better)" + (
+                "\nerror bars: quartiles of the launch times; % of cuBLAS [its 95% interval], verdict"
+                if t["% lo"].notna().any() else ""))
             ax.set_title(_gpu_title(results, gpu))
-        fig.suptitle(f"SGEMM ladder at M = N = K = {size}: FP32 throughput per rung vs. cuBLAS",
-                     fontweight="bold")
+        fig.suptitle(f"SGEMM ladder at M = N = K = {size}: throughput per rung vs. cuBLAS", fontweight="bold")
     return fig
 
 
 # --- scaling -----------------------------------------------------------------------------------
 
+# metric: (axis label, log axis by default, the columns of its spread, the spread's name)
 _METRICS = {
-    "GFLOPS": ("Throughput (GFLOP/s)", True),
-    "pct_cublas": ("% of cuBLAS (same run, same inputs)", False),
-    "ms": ("Time per call (ms, median)", True),
+    "gflops": ("Throughput (GFLOP/s)", True, ("gflops_lo", "gflops_hi"), "quartiles of the launch times"),
+    "pct": ("% of cuBLAS (same run, same inputs)", False, ("pct_lo", "pct_hi"), "95% interval"),
+    "ms": ("Time per call (ms, median)", True, ("ms_q1", "ms_q3"), "quartiles"),
 }
 
 
-def plot_scaling(results: Results, gpus=None, metrics=("GFLOPS", "pct_cublas"),
-                 logy: bool | None = None):
+def plot_scaling(results: Results, gpus=None, metrics=("gflops", "pct"), logy: bool | None = None):
     """Every rung and cuBLAS against M = N = K on a log-2 size axis: one row per metric
-    (GFLOPS and ms on a log axis, pct_cublas linear, unless ``logy`` says otherwise), one
-    column per GPU."""
+    (gflops and ms on a log axis, pct linear, unless ``logy`` says otherwise), one column per
+    GPU; a shaded band around each line where the results carry its spread."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     for metric in metrics:
         if metric not in _METRICS:
@@ -255,22 +275,28 @@ def plot_scaling(results: Results, gpus=None, metrics=("GFLOPS", "pct_cublas"),
     if t.empty:
         return _empty("no square timing rows (M = N = K) in these results", "Scaling")
     gpu_list = _ordered_gpus(results, t["gpu"])
-    max_rung = int(t["rung"].max())
     labels = dict(zip(t["rung"], t["label"]))
     with _style():
         fig, axes = _figure(len(metrics), len(gpu_list), 6.2 * len(gpu_list) + 2.4,
                             3.7 * len(metrics) + 0.9, _provenance(results, gpu_list),
                             sharex="col", sharey="row")
         for row, metric in enumerate(metrics):
-            ylabel, default_log = _METRICS[metric]
+            ylabel, default_log, (lo, hi), spread = _METRICS[metric]
             for col, gpu in enumerate(gpu_list):
                 ax = axes[row][col]
                 g = t[t["gpu"] == gpu]
                 for rung, d in g.groupby("rung"):
                     d = d.sort_values("size")
-                    ax.plot(d["size"], d[metric], **rung_style(rung, max_rung))
+                    st = rung_style(rung, labels)
+                    ax.plot(d["size"], d[metric], **st)
+                    band = d[d[lo].notna()]
+                    ax.fill_between(band["size"], band[lo].astype(float), band[hi].astype(float),
+                                    color=st["color"], alpha=0.18, linewidth=0, zorder=st["zorder"] - 1)
                 _log2_size_axis(ax, g["size"], "M = N = K" if row == len(metrics) - 1 else "")
-                if metric == "pct_cublas":
+                if g[lo].notna().any():
+                    ax.text(0.99, 0.01, f"bands: {spread}", transform=ax.transAxes, ha="right",
+                            va="bottom", fontsize=7.5, color="0.4")
+                if metric == "pct":
                     ax.axhline(100, color=BASELINE_COLOR, linestyle="--", linewidth=1)
                     ax.set_ylim(0, max(105, ax.get_ylim()[1]))
                 if metric == "ms":
@@ -282,8 +308,8 @@ def plot_scaling(results: Results, gpus=None, metrics=("GFLOPS", "pct_cublas"),
                 if default_log if logy is None else logy:
                     ax.set_yscale("log")
                 ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-        _rung_legend(fig, labels, max_rung)
-        names = {"GFLOPS": "Throughput", "pct_cublas": "share of cuBLAS", "ms": "Time per call"}
+        _rung_legend(fig, labels)
+        names = {"gflops": "Throughput", "pct": "share of cuBLAS", "ms": "Time per call"}
         what = " and ".join(names[m] for m in metrics)
         fig.suptitle(f"{what[0].upper() + what[1:]} against problem size: every rung and cuBLAS",
                      fontweight="bold")
@@ -312,7 +338,6 @@ def plot_accuracy(results: Results, gpus=None):
                       "sgemm_bench --accuracy-sweep --json bench/results/<gpu>.json", "Accuracy")
     gpu_list = _ordered_gpus(results, a["gpu"])
     inputs = sorted(a["input"].unique(), key=lambda s: (s != "uniform", s))
-    max_rung = int(a["rung"].max())
     labels = dict(zip(a["rung"], a["label"]))
     with _style():
         fig, axes = _figure(len(gpu_list), len(inputs), 5.0 * len(inputs) + 2.4,
@@ -324,7 +349,7 @@ def plot_accuracy(results: Results, gpus=None):
                 d = a[(a["gpu"] == gpu) & (a["input"] == dist)]
                 for rung, r in d.groupby("rung"):
                     r = r.sort_values("K")
-                    ax.plot(r["K"], r["rel_err"], **rung_style(rung, max_rung))
+                    ax.plot(r["K"], r["rel_err"], **rung_style(rung, labels))
                 ks = np.array(sorted(a["K"].unique()), dtype=float)
                 ax.plot(ks, _U * np.sqrt(ks), color="0.55", linestyle=":", linewidth=1.4, zorder=1)
                 ax.text(ks[-1], _U * math.sqrt(ks[-1]), "u·√K ", color="0.4", fontsize=8,
@@ -335,7 +360,7 @@ def plot_accuracy(results: Results, gpus=None):
                 ax.set_title(f"{_gpu_title(results, gpu)}: {dist} inputs, M = N = {mn}")
                 if col == 0:
                     ax.set_ylabel(r"$\|C - C_{\mathrm{FP64}}\|_F \;/\; \|C_{\mathrm{FP64}}\|_F$")
-        _rung_legend(fig, labels, max_rung)
+        _rung_legend(fig, labels)
         fig.suptitle("Accuracy against an FP64 reference as K grows (lower is better)",
                      fontweight="bold")
     return fig
@@ -344,69 +369,41 @@ def plot_accuracy(results: Results, gpus=None):
 # --- roofline ----------------------------------------------------------------------------------
 
 def plot_roofline(ncu: pd.DataFrame, results: Results | None = None, gpus=None,
-                  fallback_bandwidth_gbs: float = FALLBACK_BANDWIDTH_GBS):
-    """Log-log roofline per GPU with ncu data: FP32 peak and DRAM ceilings, one point per rung
-    (x: FLOPs / DRAM bytes from ncu; y: sgemm_bench GFLOP/s at the same shape, else ncu's)."""
+                  bandwidth_gbs: float | None = None):
+    """A roofline per GPU with ncu data, drawn by tools/roofline.py: the FP32 peak and DRAM roofs
+    of the GPU's results file, one point per rung (x: FLOPs / DRAM bytes from ncu; y: sgemm_bench
+    GFLOP/s at the same shape with the quartiles of its launch times as bars, else ncu's)."""
     pts = roofline_points(ncu, results)
     if gpus is not None:
         pts = pts[pts["gpu"].isin([gpus] if isinstance(gpus, str) else gpus)]
+    pts = pts[pts["arithmetic_intensity"].notna() & pts["gflops"].notna()]
     if pts.empty:
         return _empty("no <gpu>_ncu.csv (rung, flops, DRAM bytes, duration) in the results folder: run\n"
                       "tools/ncu_profile.py --all --csv bench/results/<gpu>_ncu.csv", "Roofline")
     gpu_list = _ordered_gpus(results, pts["gpu"])
-    max_rung = int(pts["rung"].max())
     labels = dict(zip(pts["rung"], pts["label"]))
     footer = _provenance(results, gpu_list)
-    sources = sorted(set(pts["gflops_source"]))
+    sources = sorted({"sgemm_bench" if s == "results" else "ncu" for s in pts["gflops_source"]})
     footer.insert(0, ("x: FLOPs / DRAM bytes (Nsight Compute); y: GFLOP/s from "
                       + " or ".join(sources) + " at the profiled shape", "0.35"))
+
+    def style(point):
+        st = rung_style(point["rung"], labels)
+        return {"color": st["color"], "marker": st["marker"], "markersize": st["markersize"] + 3,
+                "label": "_nolegend_"}
+
     with _style():
         fig, axes = _figure(1, len(gpu_list), 6.8 * len(gpu_list) + 2.6, 5.2, footer, sharey=True)
         for ax, gpu in zip(axes[0], gpu_list):
             p = pts[pts["gpu"] == gpu]
-            ctx = results.context.loc[gpu] if results is not None and gpu in results.context.index else {}
-            c = ceilings(ctx, fallback_bandwidth_gbs)
-            lo = min(p["intensity"].min(), c.ridge or np.inf) / 10
-            hi = max(p["intensity"].max(), c.ridge or 0) * 4
-            x = np.logspace(np.log10(lo), np.log10(hi), 400)
-            ax.plot(x, c.attainable(x), color="0.2", linewidth=2.2, zorder=2)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            top = max(c.peak_gflops or 0, p["gflops"].max())
-            ax.set_ylim(min(p["gflops"].min(), c.bandwidth_gbs * lo) / 2, top * 2.2)
-            ax.set_xlim(lo, hi)
-            if c.peak_gflops:
-                ax.text(hi / 1.15, c.peak_gflops * 1.12, c.peak_text(), ha="right", va="bottom",
-                        fontsize=8, color="0.2")
-                ax.axvline(c.ridge, color="0.6", linestyle=":", linewidth=1)
-                ax.text(c.ridge * 1.08, ax.get_ylim()[0] * 1.3, f"ridge {c.ridge:.0f} FLOP/B",
-                        fontsize=7.5, color="0.45")
-            # Under the slope, where the roof rises away from the text.
-            ax.text(lo * 1.25, c.bandwidth_gbs * lo * 0.8, c.bandwidth_text().replace(" (", "\n("),
-                    fontsize=8, ha="left", va="top",
-                    color="0.2" if c.bandwidth_measured else PEAK_COLOR)
-            labelled = []  # (log x, log y) of points that got a label
-            for _, r in p.sort_values("rung").iterrows():
-                st = rung_style(r["rung"], max_rung)
-                ax.plot(r["intensity"], r["gflops"], linestyle="none", marker=st["marker"],
-                        markersize=st["markersize"] + 3, color=st["color"], zorder=st["zorder"],
-                        markeredgecolor="white", markeredgewidth=0.6)
-                here = (math.log10(r["intensity"]), math.log10(r["gflops"]))
-                if all(abs(here[0] - a) > 0.12 or abs(here[1] - b) > 0.05 for a, b in labelled):
-                    labelled.append(here)
-                    ax.annotate(f"{int(r['rung']):02d}", (r["intensity"], r["gflops"]),
-                                textcoords="offset points", xytext=(7, -3), fontsize=7.5,
-                                color="0.25")
+            roofline_tool.draw_roofline(ax, p.to_dict("records"), ceilings(results, gpu, bandwidth_gbs), style)
+            ax.legend(loc="lower right", fontsize=7.5)
             ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
             ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-            ax.set_xlabel("Arithmetic intensity (FLOP per DRAM byte)")
-            ax.set_ylabel("Throughput (GFLOP/s)")
-            shapes = sorted({f"{m}×{n}×{k}" for m, n, k in zip(p["M"], p["N"], p["K"])}) \
-                if {"M", "N", "K"} <= set(p.columns) else []
-            ax.set_title(f"{_gpu_title(results, gpu)}" + (f" at {', '.join(shapes)}" if shapes else ""))
-        _rung_legend(fig, labels, max_rung, line=False)
-        fig.suptitle("Roofline: where each rung sits against the FP32 and DRAM ceilings",
-                     fontweight="bold")
+            shapes = sorted({f"{m}×{n}×{k}" for m, n, k in zip(p["M"], p["N"], p["K"])})
+            ax.set_title(f"{_gpu_title(results, gpu)} at {', '.join(shapes)}")
+        _rung_legend(fig, labels, line=False)
+        fig.suptitle("Roofline: where each rung sits against the FP32 and DRAM roofs", fontweight="bold")
     return fig
 
 
@@ -414,8 +411,8 @@ def plot_roofline(ncu: pd.DataFrame, results: Results | None = None, gpus=None,
 
 # Families in stacking order (bottom up): useful math, global memory, shared memory, sync,
 # local memory (spills), integer / control overhead. Anything else keeps its name after these.
-_FAMILIES = ["FFMA", "FMUL", "FADD", "LDG", "LDGSTS", "STG", "LDS", "STS", "LDSM", "BAR", "LDL",
-             "STL", "IMAD", "IADD3", "ISETP", "LEA", "MOV", "BRA", "branch"]
+_FAMILIES = ["FFMA", "HMMA", "HGMMA", "FMUL", "FADD", "LDG", "LDGSTS", "STG", "LDS", "STS", "LDSM", "BAR",
+             "LDL", "STL", "IMAD", "IADD3", "ISETP", "LEA", "MOV", "BRA", "branch"]
 
 
 def _family_rank(category: str) -> int:
@@ -423,12 +420,12 @@ def _family_rank(category: str) -> int:
     return _FAMILIES.index(head) if head in _FAMILIES else len(_FAMILIES)
 
 
-_ALWAYS = {"FFMA", "LDG", "LDGSTS", "STG", "LDS", "STS", "LDSM", "BAR", "LDL", "STL"}
+_ALWAYS = {"FFMA", "HMMA", "HGMMA", "LDG", "LDGSTS", "STG", "LDS", "STS", "LDSM", "BAR", "LDL", "STL"}
 
 
 # One hue per family, lighter for each further width of it (LDG.E, LDG.E.64, LDG.E.128...).
 _FAMILY_COLORS = {
-    "FFMA": ["#1f77b4"], "FMUL": ["#ff7f0e"], "FADD": ["#ffbb78"],
+    "FFMA": ["#1f77b4"], "HMMA": ["#17a589"], "HGMMA": ["#0e6655"], "FMUL": ["#ff7f0e"], "FADD": ["#ffbb78"],
     "LDG": ["#2ca02c", "#74c476", "#c7e9c0"], "LDGSTS": ["#9467bd"],
     "STG": ["#8c564b", "#c49c94", "#e7cbc4"],
     "LDS": ["#d62728", "#ff9896", "#fcd5d4"], "STS": ["#e377c2", "#f7b6d2", "#fbe3ef"],
@@ -479,7 +476,7 @@ def plot_sass(sass: pd.DataFrame, results: Results | None = None, gpus=None, top
     cats = sass_categories(sass, top)
     colors = sass_colors(cats)
     gpu_list = _ordered_gpus(results, sass["gpu"])
-    max_rung = int(sass["rung"].max())
+    rungs = sorted(sass["rung"].unique())
     with _style():
         n_rungs = sass["rung"].nunique()
         fig, axes = _figure(2, len(gpu_list), (0.5 * n_rungs + 2.2) * len(gpu_list) + 1.8, 7.2,
@@ -510,7 +507,7 @@ def plot_sass(sass: pd.DataFrame, results: Results | None = None, gpus=None, top
             ax.set_title(f"{_gpu_title(results, gpu)} ({arch}): instruction mix")
             ax.grid(axis="x", visible=False)
             bars = axr.bar(x, meta["registers"], width=0.6,
-                           color=[rung_style(r, max_rung)["color"] for r in meta.index])
+                           color=[rung_style(r, rungs)["color"] for r in meta.index])
             axr.bar_label(bars, labels=[f"{int(v)}" for v in meta["registers"]], fontsize=7.5,
                           padding=1)
             local_ops = d[d["category"].str.split(".").str[0].isin(["LDL", "STL"]) & (d["count"] > 0)]

@@ -1,23 +1,19 @@
 """Shared fixtures of the notebook tests: ladderplot on the path, a headless matplotlib, the
-synthetic results under notebooks/tests/data (written by data/make_fixtures.py)."""
+synthetic results under notebooks/tests/data (written by data/make_fixtures.py). Each test module
+skips, saying why, when a package it needs (pandas, matplotlib, nbclient, ...) is missing."""
 import json
+import os
 import shutil
 import sys
 import warnings
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(NOTEBOOKS))
-
-import ladderplot as lp  # noqa: E402
-
 DATA = Path(__file__).resolve().parent / "data"
+sys.path.insert(0, str(NOTEBOOKS))
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 @pytest.fixture(scope="session")
@@ -27,27 +23,35 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def results():
+    import ladderplot as lp
+
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the fixture's errored row; tested on its own
+        warnings.simplefilter("ignore")  # the fixture's failed row; tested on its own
         return lp.load_results(DATA)
 
 
 @pytest.fixture(scope="session")
 def sass():
+    import ladderplot as lp
+
     return lp.load_sass(DATA)
 
 
 @pytest.fixture(scope="session")
 def ncu():
+    import ladderplot as lp
+
     return lp.load_ncu(DATA)
 
 
 @pytest.fixture(autouse=True)
-def _close_figures(monkeypatch):
-    monkeypatch.delenv(lp.RESULTS_ENV, raising=False)
-    monkeypatch.delenv(lp.FIGURES_ENV, raising=False)
+def _clean_environment(monkeypatch):
+    """No results or figures folder from the caller's environment; figures closed afterwards."""
+    monkeypatch.delenv("SGEMM_RESULTS_DIR", raising=False)
+    monkeypatch.delenv("SGEMM_FIGURES_DIR", raising=False)
     yield
-    plt.close("all")
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 @pytest.fixture

@@ -1,174 +1,40 @@
-"""The live paths without a GPU: the C ABI's ctypes signatures and argument marshalling (against
-the header, a stand-in library compiled here, and the real library when it is built), and
-sgemm_bench runs through a stand-in executable."""
-import ctypes
+"""The live paths without a GPU: sgemm_bench and the tools run through stand-in executables, and
+torch_ladder's rows; torch_ladder itself on a GPU machine with PyTorch and the package."""
 import json
-import re
-import shutil
-import subprocess
+import statistics
 import textwrap
 
 import pytest
 
-import ladderplot as lp
-from ladderplot import live
-
-HEADER = lp.REPO_ROOT / "kernels" / "sgemm_ladder.h"
-C_TYPES = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "float": ctypes.c_float,
-           "const char*": ctypes.c_char_p}
+pytest.importorskip("pandas", reason="the notebooks' tables are pandas DataFrames")
+pytest.importorskip("matplotlib", reason="ladderplot draws with matplotlib")
+import ladderplot as lp  # noqa: E402
+from ladderplot import live  # noqa: E402
 
 
-def _ctype(decl: str):
-    """ctypes type of a C declaration like 'const float* A' or 'int64_t lda'."""
-    decl = re.sub(r"\s+", " ", decl).strip()
-    if decl == "void":
-        return None
-    typ = re.sub(r"\s*\b\w+$", "", decl) if not decl.endswith("*") else decl
-    typ = typ.replace(" *", "*")
-    if typ in C_TYPES:
-        return C_TYPES[typ]
-    assert typ.endswith("*"), f"unexpected C type {typ!r}"
-    return ctypes.c_void_p
+def test_live_row_is_a_reader_row():
+    times = [1.0, 1.2, 0.9, 1.1, 1.05]
+    row = live.live_row(7, "07_bank_conflict_free", 1024, times, cublas_ms=0.8, rel_err=2e-7, verified=True)
+    assert row.ms == statistics.median(times) and row.ms_q1 < row.ms < row.ms_q3
+    assert row.gflops == pytest.approx(2 * 1024**3 / row.ms * 1e-6)
+    assert row.pct == pytest.approx(80.0 / row.ms) and row.verdict is None  # no interval from one round
+    assert row.samples == 5 and row.rung == 7 and row.M == row.N == row.K == 1024
 
 
-def test_signatures_match_the_header():
-    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
-    protos = {m["name"]: m for m in re.finditer(
-        r"(?P<ret>[\w\s\*]+?)\s*\b(?P<name>sgemm_ladder_\w+)\s*\((?P<args>[^)]*)\)\s*;", text)}
-    assert set(protos) == set(live.SIGNATURES)
-    for name, (restype, argtypes) in live.SIGNATURES.items():
-        ret = re.sub(r"\s+", " ", protos[name]["ret"]).strip().replace(" *", "*")
-        assert C_TYPES.get(ret) == restype, name
-        args = [a for a in protos[name]["args"].split(",") if a.strip() not in ("", "void")]
-        assert [_ctype(a) for a in args] == argtypes, name
-
-
-FAKE_C = textwrap.dedent("""
-    #include <stdint.h>
-    static int64_t ints[11];
-    static double floats[2];
-    int sgemm_ladder_run(int id, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                         int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                         int64_t ldc, void* stream) {
-      int64_t v[11] = {id, M, N, K, lda, ldb, ldc, (int64_t)(intptr_t)A, (int64_t)(intptr_t)B,
-                       (int64_t)(intptr_t)C, (int64_t)(intptr_t)stream};
-      for (int i = 0; i < 11; ++i) ints[i] = v[i];
-      floats[0] = alpha; floats[1] = beta;
-      return id == 2 ? 6 : 0;
-    }
-    const char* sgemm_ladder_status_string(int s) { return s == 6 ? "unsupported" : "success"; }
-    const char* sgemm_ladder_last_error(void) { return ints[0] == 2 ? "A is not 16-byte aligned" : ""; }
-    int sgemm_ladder_kernel_count(void) { return 3; }
-    const char* sgemm_ladder_kernel_name(int i) {
-      static const char* n[] = {"00_cublas", "01_naive", "02_coalesced"};
-      return i >= 0 && i < 3 ? n[i] : 0;
-    }
-    void fake_last(int64_t* i, double* f) {
-      for (int k = 0; k < 11; ++k) i[k] = ints[k];
-      f[0] = floats[0]; f[1] = floats[1];
-    }
-""")
-
-
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler for the stand-in library")
-    d = tmp_path_factory.mktemp("fake")
-    (d / "fake.c").write_text(FAKE_C)
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(d / "libfake.so"), str(d / "fake.c")], check=True)
-    cdll = ctypes.CDLL(str(d / "libfake.so"))
-    ladder = live.SgemmLadder(cdll=cdll)
-
-    def last():
-        ints, floats = (ctypes.c_int64 * 11)(), (ctypes.c_double * 2)()
-        cdll.fake_last(ints, floats)
-        return list(ints), list(floats)
-    return ladder, last
-
-
-class FakeTensor:
-    """What SgemmLadder.gemm reads of a torch.Tensor."""
-
-    def __init__(self, rows, cols, ld=None, ptr=0x7F0000001000, dtype="torch.float32", col_stride=1):
-        self.shape, self._stride = (rows, cols), (ld or cols, col_stride)
-        self._ptr, self.dtype, self.is_cuda, self.device = ptr, dtype, True, "cuda:0"
-
-    def dim(self):
-        return 2
-
-    def stride(self, d=None):
-        return self._stride if d is None else self._stride[d]
-
-    def data_ptr(self):
-        return self._ptr
-
-
-def test_run_marshals_every_argument(fake):
-    ladder, last = fake
-    big = 2**33 + 5  # needs all 64 bits
-    ladder.run(1, big, 3, 7, 0.5, 0x1000, 11, 0x2000, 13, 3.0, 0x3000, 17, stream=0xBEEF0)
-    ints, floats = last()
-    assert ints == [1, big, 3, 7, 11, 13, 17, 0x1000, 0x2000, 0x3000, 0xBEEF0]
-    assert floats == [0.5, 3.0]
-    ladder.run(1, 1, 1, 1, 1.0, 0x10, 1, 0x20, 1, 0.0, 0x30, 1, stream=None)
-    assert last()[0][-1] == 0  # the default stream is NULL
-
-
-def test_errors_carry_status_and_detail(fake):
-    ladder, _ = fake
-    with pytest.raises(live.SgemmLadderError, match="unsupported: A is not 16-byte aligned") as e:
-        ladder.run(2, 4, 4, 4, 1.0, 0x10, 4, 0x20, 4, 0.0, 0x30, 4)
-    assert e.value.status == 6
-
-
-def test_kernel_names(fake):
-    ladder, _ = fake
-    assert ladder.kernels() == {0: "00_cublas", 1: "01_naive", 2: "02_coalesced"}
-    assert ladder.kernel_name(99) is None
-
-
-def test_gemm_reads_shapes_and_leading_dimensions_from_tensors(fake):
-    ladder, last = fake
-    A = FakeTensor(5, 3, ld=8, ptr=0xA000)
-    B = FakeTensor(3, 4, ptr=0xB000)
-    C = FakeTensor(5, 4, ld=12, ptr=0xC000)
-    assert ladder.gemm(1, A, B, C, alpha=2.0, beta=0.25, stream=0x5) is C
-    ints, floats = last()
-    assert ints == [1, 5, 4, 3, 8, 4, 12, 0xA000, 0xB000, 0xC000, 0x5] and floats == [2.0, 0.25]
-    with pytest.raises(ValueError, match="do not chain"):
-        ladder.gemm(1, A, FakeTensor(4, 4), C, stream=0)
-    with pytest.raises(TypeError, match="float32"):
-        ladder.gemm(1, FakeTensor(5, 3, dtype="torch.float64"), B, C, stream=0)
-    with pytest.raises(ValueError, match="contiguous rows"):
-        ladder.gemm(1, FakeTensor(5, 3, col_stride=5), B, C, stream=0)
-
-
-def test_the_real_library_when_built():
-    if not live.DEFAULT_LIB.exists():
-        pytest.skip(f"{live.DEFAULT_LIB} not built")
-    try:
-        ladder = live.SgemmLadder()
-    except OSError as e:
-        pytest.skip(f"cannot load the library here: {e}")
-    names = ladder.kernels()
-    assert names[0] == "00_cublas" and len(names) == ladder.kernel_count() >= 2
-    # lda < K is refused before any GPU work: the message shows int64 values got through in order
-    with pytest.raises(live.SgemmLadderError, match=r"lda=2 is smaller than max\(1, K=4\)") as e:
-        ladder.run(1, 4, 4, 4, 1.0, 0x10, 2, 0x20, 4, 0.0, 0x30, 4)
-    assert e.value.status == 2
-    with pytest.raises(live.SgemmLadderError, match="unknown kernel id"):
-        ladder.run(ladder.kernel_count(), 4, 4, 4, 1.0, 0x10, 4, 0x20, 4, 0.0, 0x30, 4)
+def test_gamma():
+    assert live.gamma(1) == pytest.approx(2.0**-24 / (1 - 2.0**-24))
+    assert live.gamma(2**24) == float("inf")
 
 
 def test_torch_ladder_on_a_gpu():
     torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or not live.DEFAULT_LIB.exists():
-        pytest.skip("needs PyTorch with CUDA and the built library")
+    sgemm_ladder = pytest.importorskip("sgemm_ladder")
+    if not torch.cuda.is_available() or not hasattr(sgemm_ladder, "mm"):
+        pytest.skip("needs PyTorch with CUDA and the sgemm_ladder package with its library")
     r = live.torch_ladder(size=256, repeats=3, warmup=1)
     t = lp.ladder_table(r, 256)
     assert t["verified"].all() and t.loc[("live", 0), "% cuBLAS"] == pytest.approx(100)
+    assert sorted(t.index.get_level_values("rung")) == sorted(x.id for x in sgemm_ladder.rungs())
 
 
 @pytest.fixture
@@ -217,3 +83,13 @@ def test_pick_source(fake_bench, data_dir, monkeypatch):
     monkeypatch.setenv(live.BENCH_ENV, str(fake_bench))
     folder, gpus = lp.pick_source("ignored", ["h200"], live=True, bench=["--size", 64])
     assert gpus is None and json.loads((folder / "live.json").read_text())["benchmarks"]
+    assert lp.load_results(folder).gpus == ["live"]  # the live folder, whatever SGEMM_RESULTS_DIR says
+
+
+def test_pick_source_runs_the_tools_with_this_python(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(live, "_run", lambda cmd, what, ok=(0,): calls.append(cmd))
+    folder, _ = lp.pick_source("ignored", live=True, sass=True, ncu=True)
+    assert [c[1].rsplit("/", 1)[-1] for c in calls] == ["sass_report.py", "ncu_profile.py"]
+    assert calls[0][2:] == ["--all", "--json", str(folder / "live_sass.json")]
+    assert calls[1][2:] == ["--all", "--csv", str(folder / "live_ncu.csv")]

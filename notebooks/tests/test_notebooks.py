@@ -1,18 +1,37 @@
-"""Every notebook runs headless (no GPU) and fails on any cell error; committed notebooks stay
-thin and carry no outputs.
+"""Every notebook runs headless through nbclient (no GPU) and fails on any cell error; committed
+notebooks stay thin and carry no outputs.
 
 The notebooks read the committed results under bench/results when there are any, and the
-fixtures under notebooks/tests/data always (two GPUs, an errored row, every file kind)."""
+fixtures under notebooks/tests/data always (two GPUs, a failed row, every file kind)."""
 import shutil
+from pathlib import Path
 
-import nbformat
 import pytest
 
-import ladderplot as lp
-from ladderplot.execute import execute, notebook_paths
+pytest.importorskip("pandas", reason="the notebooks' tables are pandas DataFrames")
+pytest.importorskip("matplotlib", reason="the notebooks' figures need matplotlib")
+nbformat = pytest.importorskip("nbformat", reason="reading notebooks needs nbformat")
+nbclient = pytest.importorskip("nbclient", reason="running notebooks headless needs nbclient")
+pytest.importorskip("ipykernel", reason="running notebooks needs a Python kernel (ipykernel)")
+import ladderplot as lp  # noqa: E402
+from ladderplot.plots import FIGURES_ENV  # noqa: E402
 
-NOTEBOOKS = notebook_paths()
+NOTEBOOKS = sorted(Path(lp.REPO_ROOT / "notebooks").glob("*.ipynb"))
 REQUIRED = {"ladder", "scaling", "roofline", "accuracy", "sass"}
+
+
+@pytest.fixture(autouse=True)
+def _inline_figures(monkeypatch):
+    """The kernel picks Jupyter's inline backend, which shows figures, only without MPLBACKEND
+    (conftest.py sets it to Agg for the tests' own figures)."""
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+
+
+def execute(path: Path, timeout: int = 180):
+    """Run the notebook at `path` in its folder with the caller's environment; the file is not
+    touched. Any cell error raises nbclient.exceptions.CellExecutionError."""
+    return nbclient.execute(nbformat.read(path, as_version=4), cwd=str(path.parent), kernel_name="python3",
+                            timeout=timeout)
 
 
 def test_the_notebooks_are_there():
@@ -26,7 +45,7 @@ def test_committed_notebook_is_clean_and_thin(path):
     assert nb.metadata.kernelspec.name == "python3"
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:
-        assert cell.outputs == [], f"{path.name}: outputs committed (render_figures.py --strip)"
+        assert cell.outputs == [], f"{path.name}: outputs committed (clear them before committing)"
         assert cell.execution_count is None, f"{path.name}: execution counts committed"
         assert "def " not in cell.source and "plt." not in cell.source, \
             f"{path.name}: logic belongs in ladderplot, not in the notebook"
@@ -37,34 +56,27 @@ def test_committed_notebook_is_clean_and_thin(path):
     assert f'save_figure(fig, "{path.stem}")' in "".join(c.source for c in code)
 
 
-SOURCES = ["fixtures", "committed"]
-
-
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", ["fixtures", "committed"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes(path, source, tmp_path, data_dir):
-    env = {lp.FIGURES_ENV: str(tmp_path)}
+def test_notebook_executes(path, source, tmp_path, data_dir, monkeypatch):
+    monkeypatch.setenv(FIGURES_ENV, str(tmp_path))
     if source == "fixtures":
-        env[lp.RESULTS_ENV] = str(data_dir)
+        monkeypatch.setenv(lp.RESULTS_ENV, str(data_dir))
     elif not lp.has_results(lp.DEFAULT_RESULTS_DIR):
         pytest.skip(f"no committed results under {lp.DEFAULT_RESULTS_DIR} yet")
-    else:
-        env[lp.RESULTS_ENV] = None  # the notebook's own default: ../bench/results
-    nb = execute(path, env=env, timeout=180)  # raises CellExecutionError on any cell error
+    nb = execute(path)
     assert (tmp_path / f"{path.stem}.png").exists(), "the representative figure was not saved"
-    images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if "image/png" in o.get("data", {})]
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert images, "no figure shown"
 
 
 def test_default_results_dir_is_relative_to_the_notebook(tmp_path, data_dir):
     """Without SGEMM_RESULTS_DIR a notebook reads ../bench/results next to itself: run one in a
     copy of the layout (notebooks/ beside bench/results/) holding the fixtures."""
-    (tmp_path / "bench").mkdir()
     shutil.copytree(data_dir, tmp_path / "bench" / "results")
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "ladderplot").symlink_to(lp.REPO_ROOT / "notebooks" / "ladderplot")
     shutil.copy(lp.REPO_ROOT / "notebooks" / "ladder.ipynb", tmp_path / "notebooks")
-    nb = execute(tmp_path / "notebooks" / "ladder.ipynb", env={lp.RESULTS_ENV: None})
+    nb = execute(tmp_path / "notebooks" / "ladder.ipynb")
     said = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert f"Reading committed results from {tmp_path / 'bench' / 'results'}" in said

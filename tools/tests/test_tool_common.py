@@ -1,5 +1,6 @@
-"""sgemm_tools_common: names, numbers and the result-file readers shared by the tools."""
-import json
+"""sgemm_tools_common: exit codes, executables, kernel names against the registry, files, numbers."""
+import gzip
+import lzma
 import os
 import stat
 
@@ -8,26 +9,30 @@ import pytest
 import sgemm_tools_common as common
 
 
-@pytest.mark.parametrize("name, rung, slug", [
-    ("_ZN5sgemm6rung0421sgemm_04_blocktile_1dILi64ELi64ELi8ELi8EEEviiifPKfiS3_ifPfi", 4, "04_blocktile_1d"),
-    ("_ZN5sgemm6rung0114sgemm_01_naiveEiiifPKfiS2_ifPfi", 1, "01_naive"),
-    ("void sgemm::rung07::sgemm_07_bank_conflict_free<128, 128, 8, 8, 8>(int, int, int, float, "
-     "float const*, int, float const*, int, float, float*, int)", 7, "07_bank_conflict_free"),
-    ("sgemm_10_double_buffering", 10, "10_double_buffering"),
-    ("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8", None, None),
-    ("_ZN5sgemm38_GLOBAL__N__edbe322e_6_api_cu_d52821a314scale_c_kernelEllfPfl", None, None),
-])
-def test_rung_and_slug_of_kernel_names(name, rung, slug):
-    assert common.rung_of_name(name) == rung
-    assert common.slug_of_name(name) == slug
+STREAM_K = "void sgemm::rung12::sgemm_12_stream_k{}<{}, sgemm::rung12::Config<64> >(int)"
 
 
-@pytest.mark.parametrize("text, value", [
-    ("1,234", 1234.0), ("1,754,023,817.52", 1754023817.52), ("0.41", 0.41), (" 12.5% ", 12.5),
-    ("n/a", None), ("", None), (None, None), ("nan", None), (7, 7.0), ("4.0e-05", 4e-05), ("abc", None),
+@pytest.mark.parametrize("name, text, matches", [
+    (STREAM_K.format("", "true"), "sgemm_12_stream_k<true", True),
+    (STREAM_K.format("", "false"), "sgemm_12_stream_k<true", False),  # the unaligned instance
+    (STREAM_K.format("_shares", "true"), "sgemm_12_stream_k<true", False),
+    ("sgemm_12_stream_k", "sgemm_12_stream_k<true", True),  # ncu's bare function name
+    ("sgemm::rung12::sgemm_12_stream_k", "sgemm_12_stream_k<true", True),
+    ("sgemm_12_stream_k_shares", "sgemm_12_stream_k<true", False),
+    ("void sgemm::rung30::sgemm_30_gemv<8>(int, int, int)", "sgemm_30_gemv<", True),
+    ("sgemm::rung01::sgemm_01_naive(int, int, int, float)", "sgemm_01_naive", True),
+    ("sgemm_01_naive", "sgemm_01_naive", True),
+    ("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8", "", False),  # cuBLAS: no text
 ])
-def test_parse_number(text, value):
-    assert common.parse_number(text) == value
+def test_kernel_matches(name, text, matches):
+    assert common.kernel_matches(name, text) == matches
+
+
+def test_registry_comes_from_the_package(registry):
+    assert common.registry() == registry
+    by_id = {r.id: r for r in common.registry()}
+    assert by_id[0].kernel == "" and by_id[12].kernel == "sgemm_12_stream_k<true" and by_id[21].track == "tensor-core"
+    assert by_id[30].track == "dispatch"
 
 
 def test_fmt_si():
@@ -38,51 +43,18 @@ def test_fmt_si():
     assert common.fmt_si(0.22) == "0.22"
 
 
-def test_load_results_skips_errors_accuracy_and_custom_ld(data_dir):
-    res = common.load_results(data_dir / "h200.json")
-    assert res["context"]["gpu_name"] == "NVIDIA H200"
-    names = [r["name"] for r in res["rows"]]
-    assert not any(n.startswith("accuracy/") for n in names)
-    assert not any("/ld" in n for n in names)
-    r7 = common.result_at(res, 7, 4096, 4096, 4096)
-    assert r7["slug"] == "07_bank_conflict_free" and r7["gflops"] == pytest.approx(33460)
-    assert r7["verified"] and r7["checked"]
-    assert common.result_at(res, 1, 8192, 8192, 8192) is None
+def test_format_table():
+    text = common.format_table(["rung", "GFLOP/s"], [["7", "39.7k"], ["10", "49k"]], rule=False)
+    assert text.splitlines() == ["rung  GFLOP/s", "7       39.7k", "10        49k"]
+    assert common.format_table(["a"], [["x"]]).splitlines()[1] == "-"
 
 
-def test_results_prefer_the_median_aggregate():
-    def b(run_type, gflops, agg=None):
-        d = {"name": "rung07_bank_conflict_free/4096x4096x4096/manual_time", "run_type": run_type,
-             "GFLOPS": gflops, "rung": 7, "M": 4096, "N": 4096, "K": 4096, "pct_cublas": 70}
-        if agg:
-            d["aggregate_name"] = agg
-        return d
-
-    doc = {"context": {}, "benchmarks": [b("iteration", 1.0), b("iteration", 2.0), b("aggregate", 3.0, "mean"),
-                                         b("aggregate", 4.0, "median")]}
-    rows = common.results_from_json(doc)["rows"]
-    assert len(rows) == 1 and rows[0]["gflops"] == 4.0
-
-
-def test_fp32_peak_from_context():
-    assert common.fp32_peak_gflops({"sm_count": "132", "sm_clock_max_mhz": "1980"}) == pytest.approx(66908.16)
-    assert common.fp32_peak_gflops({"fp32_peak_gflops_at_max_clock": "66908"}) == 66908
-    assert common.fp32_peak_gflops({}) is None
-
-
-def test_load_sass_json_rejects_other_files(tmp_path):
-    p = tmp_path / "x.json"
-    p.write_text(json.dumps({"benchmarks": []}))
-    with pytest.raises(common.ToolError):
-        common.load_sass_json(p)
-
-
-def test_load_ncu_csv_types(data_dir):
-    rows = common.load_ncu_csv(data_dir / "h200_ncu.csv")
-    assert [r["rung"] for r in rows] == list(range(11))
-    assert rows[7]["slug"] == "07_bank_conflict_free"
-    assert isinstance(rows[7]["duration_ns"], float)
-    assert rows[7]["smem_ld_insts"] is None  # empty cell
+def test_open_text_reads_plain_gzip_and_xz(tmp_path):
+    for name, opener in (("a.txt", open), ("a.txt.gz", gzip.open), ("a.txt.xz", lzma.open)):
+        with opener(tmp_path / name, "wt") as f:
+            f.write("FFMA\n")
+        with common.open_text(tmp_path / name) as f:
+            assert f.read() == "FFMA\n"
 
 
 def test_find_executable_order(tmp_path, monkeypatch):
@@ -107,6 +79,12 @@ def test_run_main_maps_errors_to_exit_codes(capsys):
     def usage(_):
         raise common.UsageError("bad flag")
 
+    def no_pandas(_):
+        raise common.missing_package("pandas")
+
     assert common.run_main("t", fail, []) == 1
     assert common.run_main("t", usage, []) == 2
     assert "t: broken" in capsys.readouterr().err
+    assert common.run_main("t", no_pandas, []) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("t: needs the Python package pandas: pip install")

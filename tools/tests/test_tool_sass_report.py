@@ -1,4 +1,5 @@
-"""sass_report: opcode normalisation, the cuobjdump parser on committed real SASS, the CLI."""
+"""sass_report: opcode normalisation, the cuobjdump parser on committed real SASS, the kernel of
+each rung picked from the registry (the stand-in of conftest.py), the CLI."""
 import json
 import os
 import stat
@@ -8,6 +9,8 @@ import pytest
 
 import sass_report as sr
 import sgemm_tools_common as common
+
+ALL_RUNGS = list(range(1, 16)) + [21, 22, 23, 30]  # the registry's rungs with kernels of ours
 
 
 @pytest.mark.parametrize("opcode, predicate, category", [
@@ -108,8 +111,8 @@ def test_parse_snippet_with_encodings_labels_and_resources():
     (f,) = sr.parse_sass(SNIPPET.splitlines())
     assert f.arch == "sm_90"
     assert f.resources["REG"] == 40 and f.resources["LOCAL"] == 8 and f.resources["STACK"] == 16
-    e = sr.rung_entry(f, f.name)
-    assert e["rung"] == 9 and e["slug"] == "09_fake"
+    assert sr.rung_of_function(f.name) == 9
+    e = sr.kernel_entry(f, f.name)
     assert (e["registers"], e["shared_bytes"], e["local_bytes"], e["stack_bytes"]) == (40, 1024, 8, 16)
     c = e["counts"]
     assert (c["FFMA"], c["LDG.E.128"], c["LDS.128"], c["LDL"], c["STL"], c["branch"], c["NOP"], c["other"]) == \
@@ -119,15 +122,18 @@ def test_parse_snippet_with_encodings_labels_and_resources():
     assert set(c) == set(sr.CATEGORIES)
 
 
-def test_verbatim_sample_rungs_1_to_3(data_dir):
+def test_verbatim_sample_rungs_1_to_3(data_dir, registry):
     with open(data_dir / "sample.sass") as f:
         lines = f.readlines()
-    report = sr.build_report(lines, "sample.sass", None)
+    report = sr.build_report(lines, "sample.sass", None, registry)
     by = {r["rung"]: r for r in report["rungs"]}
     assert sorted(by) == [1, 2, 3] and report["gpu_arch"] == "sm_90"
-    # every instruction line is counted once; the encoding lines below them are not
-    n_insns = sum(1 for ln in lines if sr._INSN_RE.match(ln))
-    assert n_insns == sum(sum(r["counts"].values()) for r in report["rungs"])
+    # every instruction line is counted once (the encoding lines below them are not); the listing
+    # also holds the C ABI's scale_c_kernel, which is no rung
+    functions = sr.parse_sass(lines)
+    counted = sum(n for f in functions for c, n in f.counts.items() if c != "FFMA.reuse")
+    assert sum(1 for ln in lines if sr._INSN_RE.match(ln)) == counted
+    assert [sr.rung_of_function(f.name) for f in functions] == [None, 1, 2, 3]
     for r in by.values():
         assert r["registers"] == 32 and r["local_bytes"] == 0
     assert by[1]["counts"]["FFMA"] > 0 and by[1]["counts"]["LDG.E"] > 0
@@ -135,29 +141,96 @@ def test_verbatim_sample_rungs_1_to_3(data_dir):
     # rung 3 tiles through shared memory: barriers, shared loads and stores appear
     assert by[3]["counts"]["BAR"] > 0 and by[3]["counts"]["STS"] > 0
     assert by[3]["counts"]["LDS"] + by[3]["counts"]["LDS.128"] > 0
-    assert by[3]["shared_bytes"] == 9216  # 2 tiles of 32x32 floats + the 1 KiB the system reserves on sm_90
+    assert by[3]["shared_bytes"] == 17408  # 32x64 and 64x32 floats + the 1 KiB the system reserves on sm_90
     assert by[3]["ffma_share"] > by[1]["ffma_share"]
 
 
 def test_all_rungs_sample_facts(sample_all_report):
     by = {r["rung"]: r for r in sample_all_report["rungs"]}
-    assert sorted(by) == list(range(1, 11))  # the api.cu helper kernel is not a rung; cuBLAS has none
+    assert sorted(by) == ALL_RUNGS  # the C ABI's helper is no rung; cuBLAS has none
     c = {n: r["counts"] for n, r in by.items()}
     # rung 6 is the first with 128-bit global loads and 128-bit shared stores
     assert all(c[n]["LDG.E.128"] == 0 and c[n]["STS.128"] == 0 for n in range(1, 6))
     assert c[6]["LDG.E.128"] > 0 and c[6]["STS.128"] > 0
     # ... while the compiler already merged rung 5's register-tile shared loads into LDS.128
     assert c[5]["LDS.128"] > 0 and c[5]["LDS"] == 0
-    # rung 10 copies global -> shared with cp.async (LDGSTS) and stores nothing to shared itself
+    # rung 10 copies B global -> shared with cp.async (LDGSTS); A is staged through registers
     assert c[10]["LDGSTS"] > 0 and all(c[n]["LDGSTS"] == 0 for n in range(1, 10))
-    assert c[10]["STS"] == c[10]["STS.128"] == 0
+    assert c[10]["STS.128"] == 0 and c[10]["STS"] > 0
     assert c[10]["LDS"] == 0  # its `@!PT LDS RZ, [RZ]` placeholders are not counted as loads
     assert c[10]["NOP"] > 0
-    # no rung spills
-    assert all(r["local_bytes"] == 0 and r["counts"]["LDL"] == 0 and r["counts"]["STL"] == 0 for r in by.values())
+    # rung 13 orders its FFMAs for the operand reuse cache: more operands flagged .reuse
+    assert c[13]["FFMA.reuse"] > c[12]["FFMA.reuse"] and c[13]["FFMA"] == c[12]["FFMA"]
+    # rung 15 stores A as 64-bit pairs
+    assert c[14]["STS"] > 0 and c[14]["STS.64"] == 0 and c[15]["STS"] == 0 and c[15]["STS.64"] > 0
+    # the tensor-core track: mma.sync (HMMA), three of them per step for 3xTF32, then wgmma (HGMMA)
+    assert c[21]["HMMA"] > 0 and c[22]["HMMA"] > c[21]["HMMA"] and c[23]["HGMMA"] > 0
+    assert all(c[n]["HMMA"] == c[n]["HGMMA"] == 0 for n in range(1, 16))
+    # no rung of the two tracks spills (the dispatch rung's GEMV is another kind of kernel)
+    assert all(by[n]["local_bytes"] == 0 and c[n]["LDL"] == 0 and c[n]["STL"] == 0 for n in ALL_RUNGS if n < 30)
     assert by[10]["registers"] > by[9]["registers"]
     assert by[7]["slug"] == "07_bank_conflict_free"
     assert "sgemm_07_bank_conflict_free" in by[7]["function"]
+
+
+def test_the_registry_picks_the_kernel_that_carries_the_lesson(sample_all_report):
+    """Stream-K rungs report their whole-tile kernel (the registry's "sgemm_12_stream_k<true"), not
+    the larger kernel that runs the shares; the wgmma rung its GEMM, not its split pre-passes; the
+    dispatch rung its GEMV. (The sample keeps the aligned instances only, see data/README.md.)"""
+    by = {r["rung"]: r for r in sample_all_report["rungs"]}
+    for rung, slug in ((12, "12_stream_k"), (13, "13_register_reuse"), (14, "14_slab_end"),
+                       (15, "15_copy_instructions")):
+        assert f"sgemm_{slug}<true, sgemm::rung{rung}::Config<64, 256," in by[rung]["function"]
+        (shares,) = by[rung]["other_kernels"]
+        assert f"sgemm_{slug}_shares<true" in shares["function"] and shares["total"] > by[rung]["total"]
+    assert "sgemm_23_wgmma_3xtf32<" in by[23]["function"]
+    split = " ".join(k["function"] for k in by[23]["other_kernels"])
+    assert len(by[23]["other_kernels"]) == 2 and "split_23_wgmma_3xtf32_a<true>(" in split
+    assert "split_23_wgmma_3xtf32_b(" in split
+    assert "sgemm_11_split_k_reduce" in " ".join(k["function"] for k in by[11]["other_kernels"])
+    assert "other_kernels" not in by[7]
+    # the dispatch rung: its largest GEMV, and the instances of rung 15's kernel compiled in its file
+    assert "sgemm_30_gemv<8>" in by[30]["function"]
+    others = [k["function"] for k in by[30]["other_kernels"]]
+    assert sum("sgemm_30_gemv<" in f for f in others) == 3
+    assert sum("sgemm::rung15::sgemm_15_copy_instructions" in f for f in others) == 6  # 3 tiles, shares too
+
+
+def test_kernel_text_found_nowhere_reports_the_largest_with_a_warning(capsys):
+    kernels = [{"function": "void k_small<1>(int)", "total": 10}, {"function": "void k_big<1>(int)", "total": 20}]
+    assert sr.reported_kernel(kernels, "k_small<", 5)["total"] == 10
+    assert sr.reported_kernel(kernels, "", 5)["total"] == 20
+    assert capsys.readouterr().err == ""
+    assert sr.reported_kernel(kernels, "k_gone<", 5)["total"] == 20
+    assert "rung 5: no kernel name contains the registry's `k_gone<`" in capsys.readouterr().err
+
+
+def test_kernels_of_rungs_the_registry_lacks_are_left_out(registry, capsys):
+    report = sr.build_report(SNIPPET.splitlines(), "x", None, [r for r in registry if r.id != 9])
+    assert report["rungs"] == [] and "rung 9 is not in the registry" in capsys.readouterr().err
+
+
+def test_kernels_belong_to_the_rung_file_they_were_compiled_from(registry):
+    """cuobjdump's `identifier` names each translation unit; a rung's file is one of its own."""
+    dispatch = ["identifier = /build/release/kernels/rungs/30_auto.cu"] + SNIPPET.replace(
+        "rung0913sgemm_09_fake", "rung1520sgemm_15_copy_instr").splitlines()
+    (entry,) = sr.build_report(dispatch, "x", None, registry)["rungs"]
+    assert entry["rung"] == 30 and entry["slug"] == "30_auto"  # not rung 15, whose namespace it is in
+    helper = ["identifier = /kernels/api/run.cu"] + SNIPPET.splitlines()
+    assert sr.build_report(helper, "x", None, registry)["rungs"] == []  # a unit of no rung
+
+
+@pytest.mark.parametrize("name, rung", [
+    ("_ZN5sgemm6rung0114sgemm_01_naiveEiiifPKfiS2_ifPfi", 1),
+    ("_ZN5sgemm6rung1225sgemm_12_stream_k_sharesINS0_6ConfigILi64EEEEEviii", 12),
+    ("_ZN5sgemm6rung2323split_23_wgmma_3xtf32_bEiiPKfillPfS3_", 23),
+    ("void sgemm::rung12::sgemm_12_stream_k<sgemm::rung12::Config<64> >(int)", 12),
+    ("sgemm::rung23::split_23_wgmma_3xtf32_a(int, int, float const*, int, long, long, float*, float*)", 23),
+    ("_ZN5sgemm38_GLOBAL__N__2177450a_6_run_cu_a39934a314scale_c_kernelEllfPfl", None),
+    ("sgemm::(anonymous namespace)::scale_c_kernel(long, long, float, float*, long)", None),
+])
+def test_rung_of_function(name, rung):
+    assert sr.rung_of_function(name) == rung
 
 
 def test_json_schema(sample_all_report):
@@ -171,17 +244,17 @@ def test_json_schema(sample_all_report):
         assert 0 < r["ffma_share"] < 1
 
 
-def test_arch_choice(data_dir):
+def test_arch_choice(registry):
     lines = SNIPPET.splitlines() + [ln.replace("sm_90", "sm_80").replace("REG:40", "REG:50")
                                     for ln in SNIPPET.splitlines()]
-    assert sr.build_report(lines, "x", None)["rungs"][0]["registers"] == 40  # newest by default
-    assert sr.build_report(lines, "x", None, "sm_80")["rungs"][0]["registers"] == 50
+    assert sr.build_report(lines, "x", None, registry)["rungs"][0]["registers"] == 40  # newest by default
+    assert sr.build_report(lines, "x", None, registry, "sm_80")["rungs"][0]["registers"] == 50
     with pytest.raises(common.UsageError):
-        sr.build_report(lines, "x", None, "sm_100")
+        sr.build_report(lines, "x", None, registry, "sm_100")
 
 
 def test_cli_kernel_all_diff_json(data_dir, tmp_path, capsys):
-    sample = str(data_dir / "sample_all.sass.gz")
+    sample = str(data_dir / "sample_all.sass.xz")
     assert sr.main(["--kernel", "10", "--sass-file", sample]) == 0
     out = capsys.readouterr().out
     assert "rung 10: 10_double_buffering" in out and "LDGSTS" in out
@@ -191,13 +264,25 @@ def test_cli_kernel_all_diff_json(data_dir, tmp_path, capsys):
     out_json = tmp_path / "sub" / "sass.json"
     assert sr.main(["--all", "--sass-file", sample, "--json", str(out_json)]) == 0
     assert "07_bank_conflict_free" in capsys.readouterr().out
-    assert len(common.load_sass_json(out_json)["by_rung"]) == 10
+    assert len(common.results.load_sass(out_json)) == len(ALL_RUNGS)
 
 
-@pytest.mark.parametrize("argv", [["--kernel", "0"], ["--kernel", "42"], ["--diff", "1", "99"]])
-def test_cli_usage_errors(data_dir, argv, capsys):
+@pytest.mark.parametrize("argv, said", [(["--kernel", "0"], "rung 0 (00_cublas) runs no kernel of ours"),
+                                        (["--kernel", "42"], "rung 42 not found"),
+                                        (["--diff", "1", "99"], "rung 99 not found")])
+def test_cli_usage_errors(data_dir, argv, said, capsys):
     assert common.run_main("sass_report", sr.main, argv + ["--sass-file", str(data_dir / "sample.sass")]) == 2
-    assert "rung" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
+
+
+def test_without_the_registry_the_tool_says_how_to_get_it(data_dir, monkeypatch, capsys):
+    def no_library():
+        raise OSError("libsgemm_ladder.so: cannot open shared object file")
+
+    monkeypatch.setattr(common.sgemm_ladder, "rungs", no_library)
+    assert common.run_main("sass_report", sr.main, ["--all", "--sass-file", str(data_dir / "sample.sass")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot read the registry" in err and "cmake --build" in err
 
 
 def test_cli_missing_sass_file_and_no_mode(tmp_path):
@@ -223,13 +308,13 @@ def test_missing_library_says_how_to_build_it(tmp_path, capsys):
 def _fake_cuobjdump(tmp_path, data_dir):
     script = tmp_path / "cuobjdump"
     script.write_text(f"""#!{sys.executable}
-import gzip, sys
+import lzma, sys
 if "--version" in sys.argv:
     print("cuobjdump: NVIDIA (R) fat binary listing tool")
     print("Cuda compilation tools, release 13.2, V13.2.86")
     sys.exit(0)
 assert sys.argv[1:3] == ["-sass", "-res-usage"], sys.argv
-sys.stdout.write(gzip.open({str(data_dir / "sample_all.sass.gz")!r}, "rt").read())
+sys.stdout.write(lzma.open({str(data_dir / "sample_all.sass.xz")!r}, "rt").read())
 """)
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script
@@ -243,10 +328,10 @@ def test_runs_cuobjdump_once_through_the_cli(data_dir, tmp_path, monkeypatch, ca
     assert sr.main(["--all", "--lib", str(lib), "--json", str(out_json)]) == 0
     doc = json.loads(out_json.read_text())
     assert doc["cuobjdump_version"] == "13.2.86" and doc["lib"] == str(lib)
-    assert [r["rung"] for r in doc["rungs"]] == list(range(1, 11))
+    assert [r["rung"] for r in doc["rungs"]] == ALL_RUNGS
 
 
-def test_real_cuobjdump_on_the_built_library():
+def test_real_cuobjdump_on_the_built_library(registry):
     tool = sr.find_cuobjdump()
     if tool is None:
         pytest.skip("cuobjdump not found")
@@ -255,7 +340,7 @@ def test_real_cuobjdump_on_the_built_library():
     if sr.find_nvdisasm(tool) is None and not os.environ.get("NVDISASM"):
         pytest.skip("nvdisasm not found")
     lines, version = sr.run_cuobjdump(common.DEFAULT_LIB)
-    report = sr.build_report(lines, str(common.DEFAULT_LIB), version)
+    report = sr.build_report(lines, str(common.DEFAULT_LIB), version, registry)
     rungs = [r["rung"] for r in report["rungs"]]
     assert rungs and rungs[0] == 1 and rungs == sorted(set(rungs))
     assert all(r["counts"]["FFMA"] > 0 for r in report["rungs"])
@@ -278,16 +363,16 @@ def test_finds_the_pypi_wheels_in_site_packages(tmp_path, monkeypatch):
 
 
 def test_ffma_reuse_counts_flagged_operands_and_is_not_an_instruction():
-    lines = ["\t\tFunction : _ZN5sgemm6rung1619sgemm_16_ffma_orderILi8ELb0EEEviii",
+    lines = ["\t\tFunction : _ZN5sgemm6rung1321sgemm_13_register_reuseILi8ELb0EEEviii",
              "        /*0000*/                   FFMA R7, R132.reuse, R136.reuse, R7 ;",
              "        /*0010*/                   FFMA R11, R132, R137.reuse, R11 ;",
              "        /*0020*/                   LDS.128 R4, [R2] ;"]
     (f,) = sr.parse_sass(lines)
     assert f.counts["FFMA"] == 2 and f.counts["FFMA.reuse"] == 3
-    assert sr.rung_entry(f, f.name)["total"] == 3
+    assert sr.kernel_entry(f, f.name)["total"] == 3
 
 
 def test_counterpart_compares_like_template_instances():
-    a = {"function": "void k15<64, true>(int)", "other_kernels": [{"function": "void k15<64, false>(int)"}]}
-    assert sr.counterpart(a, {"function": "void k16<64, false>(int)"})["function"] == "void k15<64, false>(int)"
-    assert sr.counterpart(a, {"function": "void k16<32, false>(int)"}) is a
+    a = {"function": "void k12<64, true>(int)", "other_kernels": [{"function": "void k12<64, false>(int)"}]}
+    assert sr.counterpart(a, {"function": "void k13<64, false>(int)"})["function"] == "void k12<64, false>(int)"
+    assert sr.counterpart(a, {"function": "void k13<32, false>(int)"}) is a
