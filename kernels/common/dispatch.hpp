@@ -12,12 +12,13 @@ namespace sgemm::rung30 {
 
 // What the model knows of candidate `c` on these arguments before its measured constants: for a
 // tile, the stream-K plan's run time in whole-tile slabs (padding, waves and the last wave's cut
-// included); for GEMV, its bytes, scaled up when it has fewer blocks than the GPU has SMs; for
-// both, the bytes every kernel must move. `runs` is false where the candidate cannot run them.
+// included); for GEMV, its bytes and its FLOPs (it runs at whichever rate binds); for both, the
+// bytes every kernel must move. `runs` is false where the candidate cannot run them.
 struct Terms {
   bool runs = false;
   double slabs = 0;      // tiles
   double gemvBytes = 0;  // GEMV
+  double gemvFlops = 0;  // GEMV
   double minBytes = 0;
 };
 

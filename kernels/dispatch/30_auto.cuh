@@ -40,48 +40,81 @@
 
 namespace sgemm::rung30 {
 
-constexpr int kGemvWarps = 32;                        // warps of a GEMV block, splitting K
+constexpr int kGemvWarps = 8;                         // warps of a GEMV block, splitting its K range
 constexpr int kGemvThreads = kGemvWarps * kWarpSize;  // a block covers kWarpSize columns of C
+constexpr int kGemvChunk = kWarpSize;                 // k steps whose A values a warp stages at once
 constexpr int kGemvUnroll = 8;                        // loads of B in flight per thread
-constexpr int kGemvMaxRows = 8;                       // GEMV serves M <= 8
+constexpr int kGemvMaxRows = 32;                      // GEMV serves M <= 32
 
-// C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Warp w sums its
-// K range [w*kc, (w+1)*kc) for the block's 32 columns (one coalesced 128-byte row of B per
-// step); the warps' sums meet in shared memory and are added in warp order (deterministic).
-// Scalar accesses throughout: any leading dimension and any 4-byte-aligned pointer.
+// One chunk of k steps [kc, kc + steps) for the lane's column: B read once, A's values for the
+// chunk staged by the warp in shared memory (read back as broadcasts). kFull: a whole chunk.
+template <int MT, bool kFull>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT], const float (&sA)[MT][kGemvChunk], const float* b,
+                                           int ldb, int steps) {
+#pragma unroll
+  for (int j = 0; j < kGemvChunk; j += kGemvUnroll) {
+    if (!kFull && j >= steps) break;
+    float v[kGemvUnroll];  // the loads first, so that kGemvUnroll of them are in flight
+#pragma unroll
+    for (int u = 0; u < kGemvUnroll; ++u) v[u] = (kFull || j + u < steps) ? b[int64_t(j + u) * ldb] : 0.0f;
+#pragma unroll
+    for (int u = 0; u < kGemvUnroll; ++u)
+#pragma unroll
+      for (int m = 0; m < MT; ++m) acc[m] += sA[m][j + u] * v[u];
+  }
+}
+
+// C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
+// columns and K range y of gridDim.y; its warps split that range and stage A's values for 32 k
+// steps at a time in shared memory, so that B is read once and A's reads are broadcasts. The
+// warps' sums meet in shared memory and are added in warp order. With K split over blocks
+// (gridDim.y > 1), each block writes its partial sums to W, and the last block of a column group
+// to arrive (a ticket) adds them in block order and writes C: deterministic either way. Scalar
+// accesses throughout: any leading dimension and any 4-byte-aligned pointer.
 template <int MT>
 __global__ void __launch_bounds__(kGemvThreads)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-              float* C, int ldc) {
-  __shared__ float sSum[kGemvWarps][MT][kWarpSize];  // [warp][row][lane]: each warp's partial sums
+              float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
+  __shared__ float sWarp[kGemvWarps][MT][kGemvChunk];  // per warp: staged A values, then its partial sums
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int col = blockIdx.x * kWarpSize + lane;
-  const int kc = ceil_div(K, kGemvWarps), k0 = warp * kc, k1 = min(K, k0 + kc);
+  const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
+  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), kGemvWarps), kGemvChunk) * kGemvChunk;
+  const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
+  float(&sA)[MT][kGemvChunk] = sWarp[warp];
   float acc[MT] = {};
-  if (col < N) {
-    const float* b = B + int64_t(k0) * ldb + col;
-    int k = k0;
-    for (; k + kGemvUnroll <= k1; k += kGemvUnroll, b += int64_t(kGemvUnroll) * ldb) {
-      float v[kGemvUnroll];  // the loads first, so that kGemvUnroll of them are in flight
+  for (int kc = k0; kc < k1; kc += kGemvChunk) {
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) v[u] = b[int64_t(u) * ldb];
-#pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u)
-#pragma unroll
-        for (int m = 0; m < MT; ++m) acc[m] += (m < M ? A[int64_t(m) * lda + k + u] : 0.0f) * v[u];
+    for (int m = 0; m < MT; ++m)
+      sA[m][lane] = (m < M && kc + lane < k1) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
+    __syncwarp();
+    const float* b = B + int64_t(kc) * ldb + col;
+    if (col < N) {
+      if (kc + kGemvChunk <= k1) gemv_chunk<MT, true>(acc, sA, b, ldb, kGemvChunk);
+      else gemv_chunk<MT, false>(acc, sA, b, ldb, k1 - kc);
     }
-    for (; k < k1; ++k, b += ldb)  // the warp's K tail
-#pragma unroll
-      for (int m = 0; m < MT; ++m) acc[m] += (m < M ? A[int64_t(m) * lda + k] : 0.0f) * *b;
+    __syncwarp();  // the next chunk overwrites sA
   }
 #pragma unroll
-  for (int m = 0; m < MT; ++m) sSum[warp][m][lane] = acc[m];
+  for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
   __syncthreads();
-  if (threadIdx.x >= MT * kWarpSize) return;
-  const int m = threadIdx.x / kWarpSize;
-  if (m >= M || col >= N) return;
+  const int m = threadIdx.x / kWarpSize;  // the rows this thread adds up (and writes), if any
+  const bool mine = threadIdx.x < MT * kWarpSize && m < M && col < N;
   float sum = 0.0f;
-  for (int w = 0; w < kGemvWarps; ++w) sum += sSum[w][m][lane];
+  if (mine)
+    for (int w = 0; w < kGemvWarps; ++w) sum += sWarp[w][m][lane];
+  if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
+    if (mine) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum);
+    __threadfence();
+    __syncthreads();
+    __shared__ bool last;
+    if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
+    __syncthreads();
+    if (!last || !mine) return;
+    sum = 0.0f;
+    for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+  }
+  if (!mine) return;
   float* c = C + int64_t(m) * ldc + col;
   *c = epilogue(alpha, sum, beta, c);
 }
@@ -160,12 +193,47 @@ Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return stream_k::launch(p, model_of<Cfg>(), whole, shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream);
 }
 
+// GEMV's split of K over blocks: enough blocks for several per SM (so that enough loads are in
+// flight to keep memory busy), each warp still at least one chunk of k steps.
+int gemv_splits(const GemmArgs& a, int sms) {
+  constexpr int kBlocksPerSm = 4;
+  const int64_t colBlocks = ceil_div64(a.N, kWarpSize);
+  const int64_t wanted = ceil_div64(int64_t(kBlocksPerSm) * sms, colBlocks);
+  const int64_t most = std::max<int64_t>(1, a.K / (int64_t(kGemvWarps) * kGemvChunk));
+  return int(std::min<int64_t>({wanted, most, 65535}));
+}
+
+int device_sms() {
+  int device = 0, sms = 1;
+  if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  return sms;
+}
+
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
   auto kernel = a.M <= 1 ? sgemm_30_gemv<1> : a.M <= 2 ? sgemm_30_gemv<2> : a.M <= 4 ? sgemm_30_gemv<4>
-                                                                                   : sgemm_30_gemv<kGemvMaxRows>;
-  kernel<<<unsigned(ceil_div64(a.N, kWarpSize)), kGemvThreads, 0, stream>>>(
-      int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc));
-  return launch_status();
+              : a.M <= 8 ? sgemm_30_gemv<8> : a.M <= 16 ? sgemm_30_gemv<16> : sgemm_30_gemv<kGemvMaxRows>;
+  const int splits = gemv_splits(a, device_sms()), kPerBlock = ceil_div(int(a.K), splits);
+  const dim3 grid(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(splits));
+  // With K split: one partial sum per block and element, then one ticket per column group (zeroed).
+  void* ws = nullptr;
+  float* W = nullptr;
+  unsigned* tickets = nullptr;
+  Status s = Status::kOk;
+  if (splits > 1) {
+    const size_t partialBytes = size_t(splits) * size_t(a.M) * size_t(a.N) * sizeof(float);
+    if (s = workspace_alloc(partialBytes + grid.x * sizeof(unsigned), stream, &ws); s != Status::kOk) return s;
+    W = static_cast<float*>(ws);
+    tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
+    s = from_cuda(cudaMemsetAsync(tickets, 0, grid.x * sizeof(unsigned), stream));
+  }
+  if (s == Status::kOk) {
+    kernel<<<grid, kGemvThreads, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb),
+                                               a.beta, a.C, int(a.ldc), kPerBlock, W, tickets);
+    s = launch_status();
+  }
+  if (ws != nullptr)
+    if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
 }
 
 const std::vector<Candidate>& candidates() {
@@ -188,11 +256,9 @@ Terms model_terms(int c, const GemmArgs& a) {
   KernelInfo info;
   std::string why;
   if (cand.prepare == nullptr) {  // GEMV
-    int device = 0, sms = 1;
-    if (a.M > kGemvMaxRows || cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-      return t;
-    t.gemvBytes = t.minBytes * std::max(1.0, double(sms) / double(ceil_div64(a.N, kWarpSize)));
+    if (a.M > kGemvMaxRows) return t;
+    t.gemvBytes = t.minBytes;
+    t.gemvFlops = 2.0 * double(a.M) * double(a.N) * double(a.K);
     t.runs = true;
     return t;
   }
@@ -211,8 +277,8 @@ double predict_ns(int c, const GemmArgs& a) {
   const Terms t = model_terms(c, a);
   if (!t.runs) return std::numeric_limits<double>::infinity();
   const tuned::DispatchCost& cost = tuned::kDispatchCosts[c];
-  const double work = t.slabs * cost.slab_ns + t.gemvBytes / tuned::kGemvBytesPerNs;
-  return std::max(t.minBytes / tuned::kGemvBytesPerNs, work) + cost.launch_ns;
+  const double gemv = std::max(t.gemvBytes / tuned::kGemvBytesPerNs, t.gemvFlops / tuned::kGemvFlopsPerNs);
+  return std::max(t.minBytes / tuned::kGemvBytesPerNs, t.slabs * cost.slab_ns + gemv) + cost.launch_ns;
 }
 
 // The candidate the model picks for these arguments.

@@ -8,5 +8,7 @@ namespace sgemm::tuned {
 constexpr DispatchCost kDispatchCosts[] = {{5253.6, 4506.4}, {4353.93, 5534.07}, {2973.47, 3794.53}, {2461.95, 2642.05}, {0, 3801.25}};
 // GEMV's bytes per nanosecond read from device memory (also the floor of every prediction).
 constexpr double kGemvBytesPerNs = 4263.06;
+// GEMV's FLOPs per nanosecond where its arithmetic binds (many rows): not yet measured, an estimate.
+constexpr double kGemvFlopsPerNs = 40000;
 
 }  // namespace sgemm::tuned

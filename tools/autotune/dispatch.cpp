@@ -21,8 +21,9 @@ constexpr int kLaunches = 40;  // timed launches per problem: the median of thes
 
 struct Point {
   harness::Shape shape;
-  double term = 0;  // the model term: slab-times, or GEMV's scaled bytes
-  double ns = 0;    // the median launch time
+  double term = 0;   // the model term: slab-times, or GEMV's bytes
+  double flops = 0;  // GEMV's FLOPs
+  double ns = 0;     // the median launch time
 };
 
 Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaStream_t stream) {
@@ -40,7 +41,7 @@ Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaS
         return rung30::launch_candidate(c, p.args(set), stream, &why);
       },
       p.sets(), kLaunches, {3}, stream);
-  return {spec.shape, t.slabs + t.gemvBytes, harness::median(ms) * 1e6};
+  return {spec.shape, t.slabs + t.gemvBytes, t.gemvFlops, harness::median(ms) * 1e6};
 }
 
 }  // namespace
@@ -49,26 +50,36 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
                        cudaStream_t stream) {
   std::ostringstream costs;
   nlohmann::json j = {{"gpu", dev.name}, {"arch", dev.arch()}, {"candidates", nlohmann::json::array()}};
-  double bytesPerNs = 0;
+  double bytesPerNs = 0, flopsPerNs = 0;
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const std::string name = rung30::candidate_name(c);
     const bool gemv = name == "gemv";
-    // A large problem that fills the GPU with work, and a tiny one: a slab of one tile, or a
-    // 32-column GEMV.
+    // Two problems a model term apart: for a tile, a slab of one tile and a problem that fills the
+    // GPU many times; for GEMV, two rows of one that are bound by reading B (bytes).
+    const harness::Shape tiny = gemv ? harness::Shape{1, 1024, 4096} : harness::Shape{32, 64, 32};
     const harness::Shape big = gemv ? harness::Shape{1, 16384, 8192} : harness::Shape{4096, 4096, 4096};
-    const harness::Shape tiny = gemv ? harness::Shape{1, 32, 32} : harness::Shape{32, 64, 32};
     const Point a = measure(c, tiny, dev, stream), b = measure(c, big, dev, stream);
     const double slope = (b.ns - a.ns) / (b.term - a.term), launch = std::max(0.0, a.ns - slope * a.term);
-    if (gemv) bytesPerNs = 1.0 / slope;
+    nlohmann::json entry = {{"name", name},
+                            {"tiny", {{"shape", a.shape.str()}, {"ns", a.ns}, {"term", a.term}}},
+                            {"big", {{"shape", b.shape.str()}, {"ns", b.ns}, {"term", b.term}}},
+                            {"slab_ns", gemv ? 0.0 : slope}, {"launch_ns", launch}};
     std::printf("  %-9s %s: %.0f ns (%.4g terms), %s: %.0f ns (%.4g terms) -> %.4g ns per %s, launch %.0f ns\n",
                 name.c_str(), a.shape.str().c_str(), a.ns, a.term, b.shape.str().c_str(), b.ns, b.term, slope,
                 gemv ? "byte" : "slab", launch);
+    if (gemv) {
+      // Where GEMV's arithmetic binds (its most rows), the FLOP rate, once the launch is taken off.
+      bytesPerNs = 1.0 / slope;
+      const Point f = measure(c, {32, 16384, 8192}, dev, stream);
+      flopsPerNs = f.flops / std::max(1.0, f.ns - launch);
+      entry["flops"] = {{"shape", f.shape.str()}, {"ns", f.ns}, {"flops", f.flops}};
+      std::printf("  %-9s %s: %.0f ns -> %.4g FLOPs per ns\n", name.c_str(), f.shape.str().c_str(), f.ns, flopsPerNs);
+    }
     costs << (c ? ", " : "") << "{" << (gemv ? 0.0 : slope) << ", " << launch << "}";
-    j["candidates"].push_back({{"name", name}, {"tiny", {{"shape", a.shape.str()}, {"ns", a.ns}, {"term", a.term}}},
-                               {"big", {{"shape", b.shape.str()}, {"ns", b.ns}, {"term", b.term}}},
-                               {"slab_ns", gemv ? 0.0 : slope}, {"launch_ns", launch}});
+    j["candidates"].push_back(entry);
   }
   j["gemv_bytes_per_ns"] = bytesPerNs;
+  j["gemv_flops_per_ns"] = flopsPerNs;
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
@@ -79,7 +90,9 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   for (int c = 0; c < rung30::candidate_count(); ++c) h << (c ? ", " : " ") << rung30::candidate_name(c);
   h << ".\nconstexpr DispatchCost kDispatchCosts[] = {" << costs.str() << "};\n"
     << "// GEMV's bytes per nanosecond read from device memory (also the floor of every prediction).\n"
-    << "constexpr double kGemvBytesPerNs = " << bytesPerNs << ";\n\n}  // namespace sgemm::tuned\n";
+    << "constexpr double kGemvBytesPerNs = " << bytesPerNs << ";\n"
+    << "// GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).\n"
+    << "constexpr double kGemvFlopsPerNs = " << flopsPerNs << ";\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
   std::printf("wrote %s\n", header_path.c_str());
   if (!json_path.empty()) {
