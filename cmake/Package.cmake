@@ -18,9 +18,11 @@ set_target_properties(sgemm_ladder PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 
 if(SKBUILD)
   # A wheel cannot hold symbolic links, so the wheel's library is one file, libsgemm_ladder.so,
-  # without the versioned names (libsgemm_ladder.so.0 -> .so.0.2.0) of a system install.
+  # without the versioned names (libsgemm_ladder.so.0 -> .so.0.2.0) of a system install; and the
+  # package reaches it through ctypes, which needs no header.
   set_property(TARGET sgemm_ladder PROPERTY VERSION)
   set_property(TARGET sgemm_ladder PROPERTY SOVERSION)
+  set_property(TARGET sgemm_ladder PROPERTY PUBLIC_HEADER)
   install(TARGETS sgemm_ladder LIBRARY DESTINATION sgemm_ladder COMPONENT python)
 else()
   include(CMakePackageConfigHelpers)
