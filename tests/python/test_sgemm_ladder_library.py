@@ -121,17 +121,15 @@ def test_unknown_rung_carries_the_library_status(rungs):
     assert isinstance(err, ValueError) and isinstance(err, RuntimeError)
 
 
-def test_auto_is_the_last_cuda_core_rung(rungs):
+def test_auto_is_the_dispatch_rung_else_the_last_cuda_core_rung(rungs, monkeypatch):
+    dispatch = [r for r in rungs if r.track == library.DISPATCH_TRACK]
     cuda_core = [r for r in rungs if r.track == library.DEFAULT_TRACK]
-    if any(r.track == library.DISPATCH_TRACK for r in rungs):
-        pytest.skip("the registry has a dispatch rung: test_auto_prefers_a_dispatch_rung covers it")
+    assert library.find_rung("auto") == (dispatch or cuda_core)[-1]
+    monkeypatch.setattr(library, "_registry", lambda: tuple(r for r in rungs if r not in dispatch))
     assert library.find_rung("auto") == cuda_core[-1]
-
-
-def test_auto_prefers_a_dispatch_rung(rungs, monkeypatch):
-    dispatch = dataclasses.replace(rungs[1], id=99, slug="99_dispatch", track=library.DISPATCH_TRACK)
-    monkeypatch.setattr(library, "_registry", lambda: (*rungs, dispatch))
-    assert library.find_rung("auto") == dispatch
+    added = dataclasses.replace(cuda_core[0], id=99, slug="99_dispatch", track=library.DISPATCH_TRACK)
+    monkeypatch.setattr(library, "_registry", lambda: (*rungs, added))
+    assert library.find_rung("auto") == added
 
 
 def test_library_path_prefers_the_environment_in_a_checkout(tmp_path, monkeypatch):
