@@ -1,56 +1,183 @@
 #!/usr/bin/env bash
-# Set up a fresh Debian/Ubuntu machine that already has the CUDA Toolkit (nvcc, cuBLAS):
-# the build tools and C++ libraries from the distribution, and a Python virtual environment
-# (.venv) with the pinned packages of the notebooks and Python tools.
-#   tools/setup.sh            everything
-#   tools/setup.sh --no-python   only the system packages
-# Already-installed packages are left alone, so it also runs on offline machines that have them.
-set -euo pipefail
+# Prepare a machine with the CUDA Toolkit for the build and the tests of SGEMM Ladder.
+#   tools/setup.sh               the C++ build's tools and libraries, then the Python environment
+#   tools/setup.sh --no-python   only the C++ side
+#
+# C++: looks for what the build uses, not for package names: CMake >= 3.25, Ninja, a C++ compiler,
+# nvcc (the CUDA Toolkit), nm (the export test), and GoogleTest, Google Benchmark, CLI11 and
+# nlohmann-json as CMake finds them (a probe project in a temporary folder). Only what is missing
+# is installed, with apt-get (through sudo when not root); when nothing is missing it needs
+# neither root nor network. It exits non-zero only when the C++ build cannot work, and says what
+# is missing. (A library CMake cannot find is downloaded by the build itself at configure time,
+# cmake/Dependencies.cmake, which needs network access: a warning, not an error.)
+#
+# Python: .venv with notebooks/requirements.txt (the notebooks, the tools and their tests, pytest
+# for the package's tests). It never breaks the C++ chain: when it cannot be made, a half-made
+# .venv is removed, the reason printed, and the Python tests skip saying so.
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=1
 [ "${1:-}" = "--no-python" ] && python=0
+min_cmake=3.25
 
 say() { echo "setup: $*"; }
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
-if ! command -v nvcc >/dev/null 2>&1; then
-  say "nvcc not found: install the CUDA Toolkit first (https://developer.nvidia.com/cuda-downloads)"
-  say "and put its bin/ on PATH (usually /usr/local/cuda/bin)."
-  exit 1
-fi
 
-packages=(cmake ninja-build g++ git libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev python3-venv)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  say "installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  say "system packages present"
-fi
+# --- what is there ------------------------------------------------------------------------------
 
-cmake_version=$(cmake --version | head -1 | awk '{print $3}')
-if [ "$(printf '%s\n3.25\n' "$cmake_version" | sort -V | head -1)" != "3.25" ]; then
-  say "CMake $cmake_version is older than 3.25; install a newer one (pip install cmake) and retry"
-  exit 1
-fi
+declare -A apt_package=(
+  [cmake]=cmake [ninja]=ninja-build [c++]=g++ [nm]=binutils
+  [GTest]=libgtest-dev [benchmark]=libbenchmark-dev [CLI11]=libcli11-dev [nlohmann_json]=nlohmann-json3-dev
+  [venv]=python3-venv
+)
+declare -A what=(
+  [cmake]="CMake >= $min_cmake" [ninja]="Ninja" [c++]="a C++ compiler (c++)" [nm]="nm (binutils)"
+  [GTest]="GoogleTest" [benchmark]="Google Benchmark" [CLI11]="CLI11" [nlohmann_json]="nlohmann-json"
+  [venv]="Python's venv module"
+)
 
-if [ $python = 1 ]; then
-  if [ ! -x "$root/.venv/bin/python" ]; then
-    say "creating $root/.venv"
-    python3 -m venv "$root/.venv"
+cmake_ok() {
+  command -v cmake >/dev/null 2>&1 || return 1
+  local have
+  have=$(cmake --version | head -1 | awk '{print $3}')
+  [ "$(printf '%s\n%s\n' "$min_cmake" "$have" | sort -V | head -1)" = "$min_cmake" ]
+}
+
+missing_tools() {  # prints the tools that are missing, one per line
+  cmake_ok || echo cmake
+  command -v ninja >/dev/null 2>&1 || echo ninja
+  command -v "${CXX:-c++}" >/dev/null 2>&1 || echo c++
+  command -v nm >/dev/null 2>&1 || echo nm
+}
+
+missing_libraries() {  # prints the CMake packages find_package cannot find, one per line
+  local probe
+  probe=$(mktemp -d)
+  cat >"$probe/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.25)
+project(sgemm_ladder_setup_probe LANGUAGES CXX)
+# As cmake/Dependencies.cmake looks for them: config packages.
+foreach(package IN ITEMS GTest benchmark CLI11 nlohmann_json)
+  find_package(${package} CONFIG QUIET)
+  if(NOT ${package}_FOUND)
+    message(STATUS "probe: missing ${package}")
+  endif()
+endforeach()
+EOF
+  if ! cmake -S "$probe" -B "$probe/build" -G Ninja >"$probe/log" 2>&1; then
+    say "the CMake probe failed to configure:" >&2
+    sed 's/^/  /' "$probe/log" >&2
+    rm -rf "$probe"
+    return 1
   fi
-  if ! "$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/notebooks/requirements.txt"; then
-    say "pip could not install notebooks/requirements.txt (offline?); Python tests will be skipped"
+  sed -n 's/^-- probe: missing //p' "$probe/log"
+  rm -rf "$probe"
+}
+
+# --- installing what is missing -----------------------------------------------------------------
+
+apt_install() {  # apt-get install the Debian packages of the given names; 0 when it worked
+  local packages=() name
+  for name in "$@"; do packages+=("${apt_package[$name]}"); done
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "no apt-get here: install ${packages[*]} (or their equivalents) yourself"
+    return 1
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      say "not root and no sudo: ask for ${packages[*]} to be installed"
+      return 1
+    fi
+    sudo=(sudo -n)  # never waits for a password (CI has no terminal)
+  fi
+  say "installing ${packages[*]} with apt-get"
+  "${sudo[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+      "${packages[@]}" >/dev/null
+}
+
+describe() {  # "CMake >= 3.25 (Debian: cmake), Ninja (Debian: ninja-build)"
+  local name separator=""
+  for name in "$@"; do
+    printf '%s%s (Debian: %s)' "$separator" "${what[$name]}" "${apt_package[$name]}"
+    separator=", "
+  done
+}
+
+if ! command -v nvcc >/dev/null 2>&1; then
+  say "missing: nvcc. Install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads) and put"
+  say "its bin/ on PATH (usually /usr/local/cuda/bin); no distribution package is installed for it."
+  exit 1
+fi
+say "nvcc: $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+
+mapfile -t tools < <(missing_tools)
+if [ ${#tools[@]} -gt 0 ]; then
+  say "missing: $(describe "${tools[@]}")"
+  apt_install "${tools[@]}"
+  mapfile -t tools < <(missing_tools)
+  if [ ${#tools[@]} -gt 0 ]; then
+    say "still missing: $(describe "${tools[@]}"); the C++ build cannot run without them."
+    if [[ " ${tools[*]} " == *" cmake "* ]] && command -v cmake >/dev/null 2>&1; then
+      say "this CMake is $(cmake --version | head -1 | awk '{print $3}'); a newer one: pip install 'cmake>=$min_cmake'"
+    fi
     exit 1
   fi
-  say "python environment ready: $root/.venv"
+fi
+say "cmake $(cmake --version | head -1 | awk '{print $3}'), ninja $(ninja --version), ${CXX:-c++} and nm found"
+
+libraries=$(missing_libraries) || exit 1
+mapfile -t libraries < <(printf '%s' "$libraries" | grep .)
+if [ ${#libraries[@]} -gt 0 ]; then
+  say "CMake cannot find: $(describe "${libraries[@]}")"
+  apt_install "${libraries[@]}"
+  libraries=$(missing_libraries) || exit 1
+  mapfile -t libraries < <(printf '%s' "$libraries" | grep .)
+fi
+if [ ${#libraries[@]} -gt 0 ]; then
+  say "warning: still not found: $(describe "${libraries[@]}"). The build downloads them at configure"
+  say "time (FetchContent), which needs network access to github.com; offline, install them first."
+else
+  say "GoogleTest, Google Benchmark, CLI11 and nlohmann-json found by CMake"
+fi
+
+# --- Python -------------------------------------------------------------------------------------
+
+setup_python() {  # returns non-zero with the reason printed when .venv cannot be made
+  local venv="$root/.venv" requirements="$root/notebooks/requirements.txt"
+  if ! command -v python3 >/dev/null 2>&1; then
+    say "no python3"
+    return 1
+  fi
+  if [ ! -x "$venv/bin/python" ]; then
+    if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+      apt_install venv || return 1
+    fi
+    say "creating $venv"
+    python3 -m venv "$venv" || return 1
+  fi
+  # Offline, a complete .venv passes this without the network: pip finds everything installed.
+  if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"; then
+    say "pip could not install $requirements (offline?)"
+    return 1
+  fi
+}
+
+if [ $python = 1 ]; then
+  if setup_python; then
+    say "python environment ready: $root/.venv"
+  else
+    # Only a complete environment stays: the Python tests skip without one, and fail with half of one.
+    if [ -d "$root/.venv" ] && ! "$root/.venv/bin/python" -m pip install -q --no-index \
+         --disable-pip-version-check -r "$root/notebooks/requirements.txt" >/dev/null 2>&1; then
+      rm -rf "$root/.venv"
+      say "removed the incomplete $root/.venv"
+    fi
+    say "no Python environment: the Python tests will be skipped. The C++ build and tests are unaffected."
+  fi
 fi
 say "done. Next: cmake --workflow --preset release"

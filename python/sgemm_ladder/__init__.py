@@ -1,0 +1,66 @@
+"""SGEMM Ladder from Python: the rungs of libsgemm_ladder.so on PyTorch tensors, CuPy arrays and
+any other DLPack producer.
+
+    import sgemm_ladder
+    sgemm_ladder.rungs()                      # the registry: Rung(id=0, slug="00_cublas", ...), ...
+    c = sgemm_ladder.mm(a, b)                 # alpha * a @ b with the "auto" rung, a new array
+    sgemm_ladder.mm(a, b, rung=7, alpha=2.0, beta=1.0, out=c)   # c = 2 * a @ b + c, in place
+
+PyTorch is optional: without it, ``rungs()`` and CuPy arrays still work. With it, ``mm`` on
+tensors is the custom operator ``torch.ops.sgemm_ladder.mm`` (registered on import, see
+torch_ops.py), which torch.compile keeps in its graph.
+"""
+import importlib.util
+import re
+
+from . import cupy_ops, library
+from .library import LadderArgumentError, LadderError, LibraryNotFoundError, Rung, rungs
+
+if importlib.util.find_spec("torch") is not None:
+    from . import torch_ops
+else:
+    torch_ops = None
+
+__all__ = ["LadderArgumentError", "LadderError", "LibraryNotFoundError", "Rung", "__version__",
+           "mm", "rungs"]
+
+
+def _version() -> str:
+    try:
+        from ._version import version  # written into the wheel by scikit-build-core
+
+        return version
+    except ImportError:  # a source checkout: the version's one place, the top CMakeLists.txt
+        text = (library.CHECKOUT / "CMakeLists.txt").read_text()
+        return re.search(r"project\(sgemm_ladder VERSION ([0-9.]+)", text).group(1)
+
+
+__version__ = _version()
+
+
+def mm(a, b, *, rung="auto", alpha=1.0, beta=0.0, out=None):
+    """C = alpha * a @ b + beta * out with one rung of the ladder, on a's GPU.
+
+    a (M x K), b (K x N) and out (M x N, optional) are float32 matrices on one CUDA device, all
+    torch tensors or all CuPy arrays or all of another DLPack-speaking kind. Without ``out`` the
+    result is a new array of a's kind (and beta must be 0); with it, ``out`` is written and
+    returned. ``rung``: an id (7), a slug ("07_bank_conflict_free") or "auto" (see
+    library.find_rung). The work runs on the framework's current stream, asynchronously.
+
+    Raises LadderArgumentError (a ValueError) for bad arguments before any GPU work, and
+    LadderError with the library's status text and detail when the library refuses, e.g. a rung
+    that needs 16-byte aligned rows.
+    """
+    if isinstance(rung, bool) or not isinstance(rung, (int, str)):
+        raise LadderArgumentError(f"rung must be an id, a slug or 'auto', got {rung!r}")
+    if beta != 0 and out is None:
+        raise LadderArgumentError("beta multiplies out: give out= (or beta=0)")
+    args = (a, b, str(rung), float(alpha), float(beta), out)
+    if torch_ops is not None and torch_ops.is_tensor(a):
+        return torch_ops.mm(*args)
+    if cupy_ops.is_cupy(a):
+        return cupy_ops.mm(*args)
+    if torch_ops is None:
+        raise LadderArgumentError(f"a is a {type(a).__name__}: sgemm_ladder takes CuPy arrays, or "
+                                  f"torch tensors and other DLPack arrays once PyTorch is installed")
+    return torch_ops.mm_dlpack(*args)

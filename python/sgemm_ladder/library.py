@@ -1,0 +1,197 @@
+"""libsgemm_ladder.so through ctypes: where it is, the C ABI's types, the registry, one GEMM.
+
+The C ABI is kernels/include/sgemm_ladder.h; every function used here has its argument and result
+types declared below (leading dimensions are int64_t: left undeclared, ctypes would pass them as
+32-bit ints). Reading the registry needs no GPU; only ``run`` launches work.
+
+Where the library is looked for, first found wins:
+  1. inside this package (``pip install .`` puts it there);
+  2. $SGEMM_LADDER_LIB (a source checkout with python/ on sys.path);
+  3. build/release/kernels/libsgemm_ladder.so of the checkout this file sits in.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional, Union
+
+LIB_NAME = "libsgemm_ladder.so"
+LIB_ENV = "SGEMM_LADDER_LIB"
+PACKAGE_DIR = Path(__file__).resolve().parent
+CHECKOUT = PACKAGE_DIR.parent.parent  # python/sgemm_ladder/ -> the repository, in a source checkout
+CHECKOUT_LIB = CHECKOUT / "build" / "release" / "kernels" / LIB_NAME
+
+# Status codes of sgemm_ladder.h that this package raises itself (tests compare them with the header).
+OK = 0
+ERR_UNKNOWN_KERNEL = 5
+
+AUTO = "auto"
+DISPATCH_TRACK = "dispatch"  # a rung that picks among the others per shape: "auto" prefers it
+DEFAULT_TRACK = "cuda-core"  # else "auto" is this track's last (fastest) rung
+
+
+class LadderError(RuntimeError):
+    """An error of SGEMM Ladder.
+
+    ``status``: the C ABI's status code (``sgemm_ladder_status`` in sgemm_ladder.h), or None for an
+    argument error found in Python that the C ABI has no code for; ``reason``: the library's
+    one-line text for the status (``sgemm_ladder_status_string``); ``detail``: what went wrong
+    with this call (``sgemm_ladder_last_error``, or the Python check's message).
+    """
+
+    def __init__(self, message: str, status: Optional[int] = None, reason: str = "", detail: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+
+
+class LadderArgumentError(LadderError, ValueError):
+    """A bad argument (shape, dtype, device, layout, rung), found before any GPU work."""
+
+
+class LibraryNotFoundError(LadderError):
+    """libsgemm_ladder.so is neither installed with the package nor built in the checkout."""
+
+
+class _KernelDesc(ctypes.Structure):
+    """struct sgemm_ladder_kernel_desc, field for field."""
+
+    _fields_ = [("id", ctypes.c_int), ("slug", ctypes.c_char_p), ("track", ctypes.c_char_p),
+                ("builds_on", ctypes.c_int), ("title", ctypes.c_char_p), ("lesson", ctypes.c_char_p),
+                ("fp32_accurate", ctypes.c_int), ("source", ctypes.c_char_p), ("arch", ctypes.c_char_p),
+                ("kernel", ctypes.c_char_p), ("tile", ctypes.c_char_p)]
+
+
+_i64, _f32, _ptr, _str = ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_char_p
+# name: (result type, argument types), in the header's order.
+SIGNATURES = {
+    "sgemm_ladder_run": (ctypes.c_int, [ctypes.c_int, _i64, _i64, _i64, _f32, _ptr, _i64, _ptr, _i64,
+                                        _f32, _ptr, _i64, _ptr]),
+    "sgemm_ladder_status_string": (_str, [ctypes.c_int]),
+    "sgemm_ladder_last_error": (_str, []),
+    "sgemm_ladder_version": (_str, []),
+    "sgemm_ladder_kernel_count": (ctypes.c_int, []),
+    "sgemm_ladder_kernel_id": (ctypes.c_int, [ctypes.c_int]),
+    "sgemm_ladder_kernel_name": (_str, [ctypes.c_int]),
+    "sgemm_ladder_kernel_describe": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_KernelDesc)]),
+}
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One row of the library's registry (``sgemm_ladder_kernel_describe``)."""
+
+    id: int
+    slug: str            # "07_bank_conflict_free"
+    track: str           # "baseline", "cuda-core", "tensor-core"
+    builds_on: Optional[int]  # the rung this one started from, None for the first of a track
+    title: str
+    lesson: str          # the one thing the rung changes
+    fp32_accurate: bool  # False: reduced precision (TF32 operands)
+    source: str          # its file under kernels/
+    arch: str            # the oldest GPU architecture it runs on, e.g. "sm_80"
+    kernel: str          # text in the name of the kernel that carries the lesson
+    tile: str            # its tile parameters
+
+
+def library_path() -> Path:
+    """The libsgemm_ladder.so this package uses (see the module's docstring for the order)."""
+    packaged = PACKAGE_DIR / LIB_NAME
+    if packaged.is_file():
+        return packaged
+    from_env = os.environ.get(LIB_ENV)
+    path = Path(from_env) if from_env else CHECKOUT_LIB
+    if path.is_file():
+        return path
+    looked_at = f"${LIB_ENV}={from_env}" if from_env else f"{packaged} and {CHECKOUT_LIB}"
+    raise LibraryNotFoundError(
+        f"{LIB_NAME} not found (looked at {looked_at}). Install the package with `pip install .` "
+        f"from the repository, or build the library in the checkout with `cmake --preset release && "
+        f"cmake --build --preset release --target sgemm_ladder`, or point ${LIB_ENV} at one.")
+
+
+@lru_cache(maxsize=None)
+def load() -> ctypes.CDLL:
+    """Open the library once and declare the types of every function of its C ABI."""
+    path = library_path()
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as err:
+        raise LadderError(f"cannot load {path}: {err} (the CUDA runtime and cuBLAS it needs must be "
+                          f"findable: ldconfig or LD_LIBRARY_PATH)") from err
+    for name, (restype, argtypes) in SIGNATURES.items():
+        function = getattr(lib, name)
+        function.restype, function.argtypes = restype, argtypes
+    return lib
+
+
+def _text(raw: Optional[bytes]) -> str:
+    return raw.decode() if raw else ""
+
+
+def version() -> str:
+    """``sgemm_ladder_version()``: the version the library was built as."""
+    return _text(load().sgemm_ladder_version())
+
+
+def error(status: int, what: str, detail: Optional[str] = None) -> LadderError:
+    """The exception for a non-zero status: the library's text for it, and the detail (by default
+    ``sgemm_ladder_last_error()`` of this thread)."""
+    lib = load()
+    reason = _text(lib.sgemm_ladder_status_string(status))
+    detail = _text(lib.sgemm_ladder_last_error()) if detail is None else detail
+    cls = LadderArgumentError if status == ERR_UNKNOWN_KERNEL else LadderError
+    return cls(f"{what}: {reason}" + (f": {detail}" if detail else ""), status, reason, detail)
+
+
+@lru_cache(maxsize=None)
+def _registry() -> tuple[Rung, ...]:
+    lib = load()
+    table = []
+    for index in range(lib.sgemm_ladder_kernel_count()):
+        kernel_id = lib.sgemm_ladder_kernel_id(index)
+        desc = _KernelDesc()
+        status = lib.sgemm_ladder_kernel_describe(kernel_id, ctypes.byref(desc))
+        if status != OK:
+            raise error(status, f"sgemm_ladder_kernel_describe({kernel_id})")
+        table.append(Rung(id=desc.id, slug=_text(desc.slug), track=_text(desc.track),
+                          builds_on=desc.builds_on if desc.builds_on >= 0 else None,
+                          title=_text(desc.title), lesson=_text(desc.lesson),
+                          fp32_accurate=bool(desc.fp32_accurate), source=_text(desc.source),
+                          arch=_text(desc.arch), kernel=_text(desc.kernel), tile=_text(desc.tile)))
+    return tuple(table)
+
+
+def rungs() -> list[Rung]:
+    """Every kernel of the library's registry (the cuBLAS baseline and the rungs), in its order."""
+    return list(_registry())
+
+
+def find_rung(rung: Union[int, str]) -> Rung:
+    """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free") or "auto": the dispatch
+    rung when the registry has one, else the last rung of the CUDA-core track."""
+    table = _registry()
+    if rung == AUTO:
+        for track in (DISPATCH_TRACK, DEFAULT_TRACK):
+            candidates = [r for r in table if r.track == track]
+            if candidates:
+                return candidates[-1]
+    key = int(rung) if isinstance(rung, str) and rung.isdigit() else rung
+    for r in table:
+        if key in (r.id, r.slug):
+            return r
+    known = ", ".join(f"{r.id} ({r.slug})" for r in table)
+    raise error(ERR_UNKNOWN_KERNEL, f"rung {rung!r}", f"the rungs are {known}, or {AUTO!r}")
+
+
+def run(rung_id: int, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,
+        beta: float, c: int, ldc: int, stream: int) -> None:
+    """``sgemm_ladder_run`` with device pointers and the stream (a cudaStream_t) as integers.
+    Asynchronous like a kernel launch; raises LadderError on a non-zero status (C not written)."""
+    status = load().sgemm_ladder_run(rung_id, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream)
+    if status != OK:
+        raise error(status, f"sgemm_ladder_run(rung {rung_id}, M={m}, N={n}, K={k})")
