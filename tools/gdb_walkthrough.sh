@@ -8,7 +8,8 @@
 #   --batch     run to the stop, print everything, step over one more slab, print the
 #               accumulators again, exit (cuda-gdb -batch). Without it: interactive, the same
 #               prints, then the (cuda-gdb) prompt at the stop.
-#   --kernel N  rung id (default 6); every rung from 3 up (the ones with shared-memory tiles).
+#   --kernel N  rung id (default 6); every CUDA-core rung from 3 up (the ones with shared-memory
+#               tiles); tensor-core and dispatch rungs are refused with a reason.
 #   --block     block (blockIdx.x,blockIdx.y) to stop in (default 1,1).
 #   --thread    thread (threadIdx.x[,threadIdx.y]) to stop in (default 0; rung 3's blocks are 32x32).
 #   --size S    M = N = K (default: two block tiles per side, at least step+2 K slabs).
@@ -84,6 +85,10 @@ row=$("$bench" --list | awk -v id="$kernel" '$1 == id { print $2, $3 }')
 read -r slug tile _ <<<"$row"
 file=$(ls "$root"/kernels/*/"$slug.cuh" 2>/dev/null | head -n 1)
 [ -f "$file" ] || die "kernels/*/$slug.cuh not found"
+# A picking rung (the dispatch track) runs other rungs' kernels: walk through the one it picks.
+case $file in */kernels/dispatch/*)
+  die "rung $kernel ($slug) picks a kernel per shape (its run log names the choice) and runs another rung's kernel or its GEMV: walk through the rung whose kernel it picks, e.g. --kernel 15 for the capstone's tiles" ;;
+esac
 IFS='x_' read -r -a t <<<"$tile"  # 128x128x8_64x32_8x8_s3 -> 128 128 8 64 32 8 8 s3
 [ "${#t[@]}" -ge 5 ] && is_uint "${t[0]}" || die "rung $kernel ($slug, tile '$tile') has no block tile to inspect"
 bm=${t[0]} bn=${t[1]} bk=${t[2]}

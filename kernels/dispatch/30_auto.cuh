@@ -3,8 +3,9 @@
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 15, included) in four
 //   tile configurations, plus a GEMV kernel of its own, and picks one per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
-//   1-8), skinny products (M or N of 16-64), small problems. (1) A GEMV kernel for M <= 8: one
-//   thread per column of C, 32 warps splitting K, B read once, coalesced. (2) The capstone's
+//   1-32), skinny products (M or N of 16-64), small problems. (1) A GEMV kernel for M <= 32: one
+//   lane per column of C, A staged in shared memory, K split over warps (and over blocks when
+//   there are few columns), B read once, coalesced. (2) The capstone's
 //   kernel template with tiles for few rows (32x256), few columns (128x64) and small problems
 //   (64x64), each with its stream-K plan. (3) A model picks the fastest: for a tile, the stream-K
 //   plan's run time in slabs times the measured time of one slab, plus a launch cost; for GEMV,
@@ -292,7 +293,7 @@ size_t choose(const GemmArgs& a) {
 
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
                             ", few columns " + pipelined_tile_text<FewCols>() + ", small " +
-                            pipelined_tile_text<Small>() + ", gemv M<=8"; }
+                            pipelined_tile_text<Small>() + ", gemv M<=" + std::to_string(kGemvMaxRows); }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-
 // aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 15.

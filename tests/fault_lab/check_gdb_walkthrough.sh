@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# CPU test: tools/gdb_walkthrough.sh --dry-run works for every rung from 3 up (the registry's
-# list, so a new rung is covered the day it is added): it finds a breakpoint line in the rung's
-# file, the line is the compute line it claims, the generated cuda-gdb command file has no
-# placeholder left, and bad arguments are refused with exit 2. Needs no GPU and no cuda-gdb.
+# CPU test: tools/gdb_walkthrough.sh --dry-run works for every CUDA-core rung from 3 up (the
+# registry's list, so a new rung is covered the day it is added; tensor-core and dispatch rungs
+# must be refused with exit 2 and a reason): it finds a breakpoint line in the rung's file, the
+# line is the compute line it claims, the generated cuda-gdb command file has no placeholder
+# left, and bad arguments are refused with exit 2. Needs no GPU and no cuda-gdb.
 #
 #   check_gdb_walkthrough.sh REPO_ROOT SGEMM_BENCH
 set -u
@@ -17,6 +18,12 @@ ids=$("$bench" --list | awk 'NR > 1 && $1 >= 3 { print $1 }')
 [ -n "$ids" ] || { echo "no rungs from 3 up in sgemm_bench --list"; exit 1; }
 for id in $ids; do
   slug=$("$bench" --list | awk -v id="$id" '$1 == id { print $2 }')
+  if [ -f "$root/kernels/dispatch/$slug.cuh" ]; then
+    out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
+    if [ $? -eq 2 ] && grep -qF "picks a kernel per shape" <<<"$out"; then ok "rung $id refused: picks a kernel per shape"
+    else bad "rung $id (dispatch) should be refused with exit 2: $out"; fi
+    continue
+  fi
   if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$root"/kernels/*/"$slug.cuh" 2>/dev/null; then
     out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
     if [ $? -eq 2 ] && grep -qF "runs on the tensor cores" <<<"$out"; then ok "rung $id refused: tensor cores"
