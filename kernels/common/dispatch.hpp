@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -10,22 +12,48 @@
 
 namespace sgemm::rung30 {
 
-// What the model knows of candidate `c` on these arguments before its measured constants: for a
-// tile, the stream-K plan's run time in whole-tile slabs (padding, waves and the last wave's cut
-// included); for GEMV, its bytes and its FLOPs (it runs at whichever rate binds); for both, the
-// bytes every kernel must move. `runs` is false where the candidate cannot run them.
+// What the model knows of candidate `c` on these arguments before its measured constants. `runs`
+// is false where the candidate cannot run them (or, for repack, where there is nothing to repack).
 struct Terms {
   bool runs = false;
-  double slabs = 0;      // tiles
-  double gemvBytes = 0;  // GEMV
-  double gemvFlops = 0;  // GEMV
+  // Tiles (stream-K or split-K): the run time of the busiest block in whole-tile slabs (padding,
+  // waves and the last wave's cut included), and the partial tiles the busiest stream-K block
+  // adds one after another in its fix-ups.
+  double slabs = 0;
+  double fixups = 0;
+  // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned), or
+  // checks bounds in every slab of every tile (K is not a multiple of the slab).
+  bool unaligned = false;
+  bool kTail = false;
+  // Bytes moved by launches besides the GEMM kernel: split-K's reduction, repack's copies.
+  double moveBytes = 0;
+  // GEMV: its bytes and its FLOPs (it runs at whichever rate binds).
+  double gemvBytes = 0;
+  double gemvFlops = 0;
+  // Every candidate: the bytes any kernel must move (the floor of every prediction).
   double minBytes = 0;
+  // Repack: the candidate that runs on the aligned copies, and those copies' shape.
+  int inner = -1;
+  GemmArgs repacked = {};
 };
+
+// The measured constants (kernels/tuned/dispatch_sm_<arch>.cuh) as values, so that the calibration
+// can predict with the constants it has just measured.
+struct Cost {
+  double slab_ns = 0, launch_ns = 0, fixup_ns = 0;
+};
+struct Constants {
+  std::vector<Cost> costs;  // per candidate
+  double bytesPerNs = 0, gemvFlopsPerNs = 0, unalignedSlabFactor = 1, kTailSlabFactor = 1;
+};
+Constants measured_constants();  // this build's
 
 int candidate_count();
 const char* candidate_name(int c);
+std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
 Terms model_terms(int c, const GemmArgs& a);
-double predict_ns(int c, const GemmArgs& a);
+double predict_ns(int c, const GemmArgs& a);  // with measured_constants()
+double predict_ns(int c, const GemmArgs& a, const Constants& k);
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
 
 }  // namespace sgemm::rung30

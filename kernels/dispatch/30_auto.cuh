@@ -1,22 +1,20 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 15, included) in four
-//   tile configurations, plus a GEMV kernel of its own, and picks one per call.
+//   tile configurations and as split-K, plus a GEMV and a repack of its own, and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
-//   1-32), skinny products (M or N of 16-64), small problems. (1) A GEMV kernel for M <= 32: one
-//   lane per column of C, A staged in shared memory, K split over warps (and over blocks when
-//   there are few columns), B read once, coalesced. (2) The capstone's
-//   kernel template with tiles for few rows (32x256), few columns (128x64) and small problems
-//   (64x64), each with its stream-K plan. (3) A model picks the fastest: for a tile, the stream-K
-//   plan's run time in slabs times the measured time of one slab, plus a launch cost; for GEMV,
-//   the bytes over the measured bandwidth; never less than the bytes over that bandwidth. The
-//   constants are measured per architecture by `sgemm_autotune --dispatch` into
-//   kernels/tuned/dispatch_sm_<arch>.cuh. Any valid input runs; none is refused.
-// WHY: the capstone pads M and N to whole 64x256 tiles: at M = 1 it computes 64 rows to use one,
-//   and its 64 tiles per 4096 columns leave SMs idle until stream-K splits K, at the price of a
-//   fix-up. cuBLAS ships many kernels and a heuristic that picks one per shape.
-// PREDICTION: decode (1 x 4096 x 4096) near the time it takes to read B from memory; skinny
-//   shapes no more than 15 percent behind cuBLAS; large shapes exactly the capstone.
+//   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
+//   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
+//   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on 64x64
+//   tiles with a parallel reduction; (4) repack: unaligned operands (and K tails) copied to
+//   aligned, zero-padded scratch, then the best of (2)-(3) on the copies. A model predicts each
+//   one's time from the shape and constants measured per architecture by `sgemm_autotune
+//   --dispatch` (kernels/tuned/dispatch_sm_<arch>.cuh) and picks the fastest. None is refused.
+// WHY: the capstone pads M and N to whole 64x256 tiles (at M = 1 it computes 64 rows to use one);
+//   stream-K's fix-up adds a tile's partials one after another; 32-bit accesses and per-slab
+//   bounds checks slow every tile. cuBLAS ships many kernels and a heuristic that picks one.
+// PREDICTION: decode (1 x 4096 x 4096) within 85% of the time reading B takes at full bandwidth;
+//   no suite shape more than 15 percent behind cuBLAS; large shapes exactly the capstone.
 // SHOW IT: build/release/bench/sgemm_bench --kernel auto --suite workloads
 //   build/release/bench/sgemm_bench --kernel auto --m 1 --n 4096 --k 4096 (the log names the choice)
 // PAGE: docs/rungs/30_auto.md (the choices, the model, the measured table)
@@ -120,11 +118,85 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
   *c = epilogue(alpha, sum, beta, c);
 }
 
+// Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
+// y, column x with the capstone's tile code and stores the raw partial sums (alpha 1, beta 0) as
+// partial z of W, row-major with row pitch ldw. The reduction below adds the partials.
+template <bool kVec, class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+sgemm_30_split_k(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* W, int ldw,
+                 int slabsPerSplit) {
+  extern __shared__ __align__(16) float smem[];  // [Stages] x (A slab [BK][BM], B slab [BK][BN])
+  const int k0 = int(blockIdx.z) * slabsPerSplit * Cfg::BK;
+  const Gemm whole{M, N, K, 1.0f, A, lda, B, ldb, 0.0f, W + int64_t(blockIdx.z) * M * ldw, ldw};
+  const Gemm g = whole.k_range(k0, min(K - k0, slabsPerSplit * Cfg::BK));
+  const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, ceil_div(g.K, Cfg::BK));
+  const stream_k::Partials none{nullptr, nullptr};
+  if ((blockIdx.y + 1) * Cfg::BM <= M && (blockIdx.x + 1) * Cfg::BN <= N && g.K % Cfg::BK == 0)
+    rung15::compute_tile<kVec, Cfg, false>(smem, g, u, none);
+  else rung15::compute_tile<kVec, Cfg, true>(smem, g, u, none);
+}
+
+// C = alpha * (W[0] + ... + W[splits - 1]) + beta * C. Lane x of a block owns one group of four
+// columns; warp y adds partials y, y + Y, y + 2Y, ... (Y = blockDim.y, up to 32), so that many
+// partials are read at once, and warp 0 adds the warps' sums in warp order: the same order on
+// every run (bitwise deterministic).
+template <bool kVec>
+__global__ void __launch_bounds__(kWarpSize * kWarpSize)
+sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, float beta, float* C, int ldc) {
+  __shared__ float4 sSum[kWarpSize][kWarpSize];  // [warp][lane]
+  const int groupsPerRow = ldw / kVecWidth;
+  const int64_t group = int64_t(blockIdx.x) * kWarpSize + threadIdx.x;
+  const int row = int(group / groupsPerRow), col = int(group % groupsPerRow) * kVecWidth;
+  const bool mine = row < M && col < N;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (mine) {
+    const bool whole = col + kVecWidth <= N;  // else only the columns below N were written
+#pragma unroll 4
+    for (int z = threadIdx.y; z < splits; z += blockDim.y) {
+      const float* w = W + (int64_t(z) * M + row) * ldw;
+      const float4 p = whole ? load_f4(w + col) : load4_or_zero<true>(w, col, N, true);  // W: 16-byte rows
+      sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
+    }
+  }
+  sSum[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || !mine) return;
+  for (int y = 1; y < int(blockDim.y); ++y) {
+    const float4 p = sSum[y][threadIdx.x];
+    sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
+  }
+  store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
+}
+
+// Repack: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros outside
+// src. Threads run along a row (coalesced), blocks down the rows; each thread has kRepackLoads
+// loads in flight before it stores.
+constexpr int kRepackThreads = 256;
+constexpr int kRepackLoads = 4;
+__global__ void __launch_bounds__(kRepackThreads)
+sgemm_30_repack(int rows, int cols, const float* src, int lds, int drows, int dcols, float* dst, int ldd) {
+  const int stride = int(gridDim.x) * kRepackThreads;
+  for (int r = blockIdx.y; r < drows; r += gridDim.y) {
+    const float* s = src + int64_t(min(r, rows - 1)) * lds;
+    float* d = dst + int64_t(r) * ldd;
+    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < dcols; c0 += kRepackLoads * stride) {
+      float v[kRepackLoads];
+#pragma unroll
+      for (int i = 0; i < kRepackLoads; ++i) v[i] = (r < rows && c0 + i * stride < cols) ? s[c0 + i * stride] : 0.0f;
+#pragma unroll
+      for (int i = 0; i < kRepackLoads; ++i)
+        if (c0 + i * stride < dcols) d[c0 + i * stride] = v[i];
+    }
+  }
+}
+
 }  // namespace sgemm::rung30
 
 #ifndef SGEMM_DEVICE_ONLY
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/dispatch.hpp"
@@ -140,19 +212,30 @@ namespace sgemm::rung30 {
 
 using T = tuned::Rung10;  // the capstone's tile
 using Capstone = rung15::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
-// Other tiles for the capstone's kernels: few rows, few columns, small problems.
+// Other tiles for the capstone's kernels: few rows, few columns, small problems (also split-K's).
 using FewRows = rung15::Config<32, 256, 32, 32, 128, 8, 16, 2, 8>;
 using FewCols = rung15::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
 using Small = rung15::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
+// Repack pads K to a whole number of slabs of every tile.
+constexpr int kSlab = 32;
+static_assert(Capstone::BK == kSlab && FewRows::BK == kSlab && FewCols::BK == kSlab && Small::BK == kSlab,
+              "repack pads K to the tiles' common slab");
+constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
+constexpr size_t kSmall = 3;          // candidates()[kSmall] is the small tile (split-K's)
+
+enum class Kind { kTiles, kSplitK, kGemv, kRepack };
 
 // One way to run the GEMM. The candidates' order is the order of tuned::kDispatchCosts.
 struct Candidate {
   const char* name;
-  int BM, BN, BK;  // its tile (GEMV: 0)
-  // The SMs and the blocks resident on each, on this device (GEMV: nullptr), and the launch.
+  Kind kind;
+  int BM, BN, BK;  // its tile (GEMV, repack: 0)
+  // The SMs and the blocks resident on each, on this device (tiles and split-K), and the launch.
   Status (*prepare)(const GemmArgs& a, KernelInfo* info, std::string* why);
   Status (*launch)(const GemmArgs& a, cudaStream_t stream, std::string* why);
 };
+const std::vector<Candidate>& candidates();
+size_t choose(const GemmArgs& a, bool direct_only);
 
 // The capstone's kernels are instantiated in rung 15's own translation unit, not here: its
 // residency comes from its launch bounds.
@@ -193,6 +276,89 @@ Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const stream_k::Plan p = stream_k::plan(model_of<Cfg>(), a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
   return stream_k::launch(p, model_of<Cfg>(), whole, shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream);
 }
+
+// The partial tiles the busiest stream-K block adds in its fix-ups, one after another: for each
+// tile cut between blocks, the block holding its first slab adds one partial per later block
+// whose share reaches into the tile.
+double fixups_of(const stream_k::Plan& p) {
+  if (p.skBlocks == 0) return 0;
+  const stream_k::Schedule& s = p.sched;
+  const int blocks = p.skBlocks;
+  auto block_of = [&](int64_t slab) {  // the block whose share holds `slab`
+    int b = int(std::min<int64_t>(blocks - 1, slab * blocks / s.skSlabs));
+    while (b + 1 < blocks && s.sk_begin(b + 1, blocks) <= slab) ++b;
+    while (b > 0 && s.sk_begin(b, blocks) > slab) --b;
+    return b;
+  };
+  std::vector<double> added(size_t(blocks), 0.0);
+  for (int64_t begin = 0; begin < s.skSlabs; begin += s.kTiles) {
+    const int first = block_of(begin), last = block_of(begin + s.kTiles - 1);
+    added[size_t(first)] += last - first;
+  }
+  return *std::max_element(added.begin(), added.end());
+}
+
+// ---- split-K over the small tile, with a parallel reduction -----------------------------------
+
+template <bool kVec>
+Status prepare_split_kernels(KernelInfo* info, std::string* why) {
+  if (const Status s = prepare(sgemm_30_reduce<kVec>, kWarpSize * kWarpSize, 0, nullptr, why); s != Status::kOk)
+    return s;
+  return prepare(sgemm_30_split_k<kVec, Small>, Small::kThreads, Small::kSmemBytes, info, why);
+}
+
+Status prepare_split_k(const GemmArgs& a, KernelInfo* info, std::string* why) {
+  return vec4_ok(a, nullptr) ? prepare_split_kernels<true>(info, why) : prepare_split_kernels<false>(info, why);
+}
+
+// The split S of K for `slots` resident blocks: the one with the least predicted time, waves of
+// blocks times slabs per block plus the reduction's traffic (this build's constants); 1 where no
+// split of at least two pieces of kMinSlabsPerSplit slabs helps.
+struct Split {
+  int splits = 1, slabsPerSplit = 0;
+  double slabs = 0;  // the busiest block's slabs: waves x slabs per split
+};
+Split split_of(const GemmArgs& a, int64_t slots) {
+  const int64_t tiles = ceil_div64(a.M, Small::BM) * ceil_div64(a.N, Small::BN), kTiles = ceil_div64(a.K, Small::BK);
+  const double slabNs = tuned::kDispatchCosts[kSmall].slab_ns, rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth);
+  Split best;
+  double bestNs = std::numeric_limits<double>::infinity();
+  for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= 4 * slots && s <= 65535; ++s) {
+    const int64_t per = ceil_div64(kTiles, s), used = ceil_div64(kTiles, per);  // every split gets slabs
+    const double slabs = double(ceil_div64(tiles * used, slots) * per);
+    const double ns = slabs * slabNs + double(used) * double(a.M) * rowBytes / tuned::kBytesPerNs;
+    if (ns < bestNs) best = {int(used), int(per), slabs}, bestNs = ns;
+  }
+  return best;
+}
+
+Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  const bool vec = vec4_ok(a, nullptr);
+  KernelInfo info;
+  if (const Status s = prepare_split_k(a, &info, why); s != Status::kOk) return s;
+  const Split sp = split_of(a, int64_t(info.sms) * info.blocks_per_sm);
+  if (sp.splits < 2) return launch_tiles<Small>(a, stream, why);  // nothing to split
+  const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;     // rows of whole float4s
+  void* ws = nullptr;
+  if (workspace_alloc(size_t(sp.splits) * size_t(a.M) * size_t(ldw) * sizeof(float), stream, &ws) != Status::kOk)
+    return launch_tiles<Small>(a, stream, why);  // no room for the partials: stream-K needs less
+  float* W = static_cast<float*>(ws);
+  const dim3 grid(ceil_div(int(a.N), Small::BN), ceil_div(int(a.M), Small::BM), unsigned(sp.splits));
+  auto split = vec ? sgemm_30_split_k<true, Small> : sgemm_30_split_k<false, Small>;
+  split<<<grid, Small::kThreads, Small::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
+                                                              int(a.ldb), W, ldw, sp.slabsPerSplit);
+  Status s = launch_status();
+  const dim3 block(kWarpSize, unsigned(std::min(sp.splits, kWarpSize)));
+  const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
+  auto reduce = vec ? sgemm_30_reduce<true> : sgemm_30_reduce<false>;
+  reduce<<<unsigned(ceil_div64(groups, kWarpSize)), block, 0, stream>>>(int(a.M), int(a.N), sp.splits, W, ldw,
+                                                                        a.alpha, a.beta, a.C, int(a.ldc));
+  s = launch_status_after(s);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+// ---- GEMV -------------------------------------------------------------------------------------
 
 // GEMV's split of K over blocks: enough blocks for several per SM (so that enough loads are in
 // flight to keep memory busy), each warp still at least one chunk of k steps.
@@ -237,15 +403,89 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
   return s;
 }
 
+// ---- repack: aligned copies, then a direct candidate on them -----------------------------------
+
+// Which operands to copy, and the copies' shape: an operand whose rows are not 16-byte aligned,
+// and A and B both where K is not a whole number of slabs (their copies pad K with zeros).
+struct RepackPlan {
+  bool a = false, b = false, c = false;
+  GemmArgs args;  // the GEMM on the copies; copied operands at 256-byte-aligned stand-in addresses
+  size_t offB = 0, offC = 0, bytes = 0;  // the copies' places in one workspace, and its size
+  double moveBytes = 0;                  // bytes the copies read and write
+};
+
+bool rows_aligned(const void* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % kVecWidth == 0; }
+
+RepackPlan repack_plan(const GemmArgs& a) {
+  RepackPlan r;
+  const bool kTail = a.K % kSlab != 0;
+  r.a = kTail || !rows_aligned(a.A, a.lda);
+  r.b = kTail || !rows_aligned(a.B, a.ldb);
+  r.c = !rows_aligned(a.C, a.ldc);
+  const int64_t Kp = ceil_div64(a.K, kSlab) * kSlab, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
+  auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+  const size_t bytesA = r.a ? round256(size_t(a.M) * size_t(Kp) * 4) : 0;
+  const size_t bytesB = r.b ? round256(size_t(Kp) * size_t(Np) * 4) : 0;
+  const size_t bytesC = r.c ? round256(size_t(a.M) * size_t(Np) * 4) : 0;
+  r.offB = bytesA, r.offC = bytesA + bytesB, r.bytes = bytesA + bytesB + bytesC;
+  r.args = a;
+  r.args.K = Kp;
+  auto standIn = [](size_t off) { return reinterpret_cast<float*>(uintptr_t{256} + off); };
+  if (r.a) r.args.A = standIn(0), r.args.lda = Kp;
+  if (r.b) r.args.B = standIn(r.offB), r.args.ldb = Np;
+  if (r.c) r.args.C = standIn(r.offC), r.args.ldc = Np;
+  const double mn = double(a.M) * double(a.N);
+  r.moveBytes = 4.0 * ((r.a ? double(a.M) * double(a.K + Kp) : 0) + (r.b ? double(a.K) * a.N + double(Kp) * Np : 0) +
+                       (r.c ? 2.0 * mn + (a.beta != 0 ? mn + double(a.M) * Np : 0) : 0));
+  return r;
+}
+
+Status repack(int rows, int cols, const float* src, int64_t lds, int drows, int dcols, float* dst, int64_t ldd,
+              cudaStream_t stream) {
+  const int sms = device_sms(), columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
+  const int wanted = 8 * sms;  // blocks: a few per SM
+  const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
+                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))));
+  sgemm_30_repack<<<grid, kRepackThreads, 0, stream>>>(rows, cols, src, int(lds), drows, dcols, dst, int(ldd));
+  return launch_status();
+}
+
+Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  const RepackPlan r = repack_plan(a);
+  const size_t direct = choose(a, true);
+  if (!(r.a || r.b || r.c)) return candidates()[direct].launch(a, stream, why);  // nothing to repack
+  void* ws = nullptr;
+  if (workspace_alloc(r.bytes, stream, &ws) != Status::kOk)
+    return candidates()[direct].launch(a, stream, why);  // no room for copies: run on the operands
+  char* base = static_cast<char*>(ws);
+  GemmArgs g = r.args;
+  const int M = int(a.M), N = int(a.N), K = int(a.K), Kp = int(g.K);
+  Status s = Status::kOk;
+  if (r.a) g.A = reinterpret_cast<float*>(base), s = repack(M, K, a.A, a.lda, M, Kp, const_cast<float*>(g.A), g.lda, stream);
+  if (r.b && s == Status::kOk)
+    g.B = reinterpret_cast<float*>(base + r.offB),
+    s = repack(K, N, a.B, a.ldb, Kp, int(g.ldb), const_cast<float*>(g.B), g.ldb, stream);
+  if (r.c) g.C = reinterpret_cast<float*>(base + r.offC);
+  if (r.c && a.beta != 0 && s == Status::kOk) s = repack(M, N, a.C, a.ldc, M, N, g.C, g.ldc, stream);
+  if (s == Status::kOk) s = candidates()[choose(g, true)].launch(g, stream, why);
+  if (r.c && s == Status::kOk) s = repack(M, N, g.C, g.ldc, M, N, a.C, a.ldc, stream);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+// ---- the candidates and the model ---------------------------------------------------------------
+
 const std::vector<Candidate>& candidates() {
   static const std::vector<Candidate> list = {
-      {"capstone", Capstone::BM, Capstone::BN, Capstone::BK, &prepare_capstone, &rung15::launch},
-      {"few_rows", FewRows::BM, FewRows::BN, FewRows::BK, &prepare_tiles<FewRows>, &launch_tiles<FewRows>},
-      {"few_cols", FewCols::BM, FewCols::BN, FewCols::BK, &prepare_tiles<FewCols>, &launch_tiles<FewCols>},
-      {"small", Small::BM, Small::BN, Small::BK, &prepare_tiles<Small>, &launch_tiles<Small>},
-      {"gemv", 0, 0, 0, nullptr, &launch_gemv},
+      {"capstone", Kind::kTiles, Capstone::BM, Capstone::BN, Capstone::BK, &prepare_capstone, &rung15::launch},
+      {"few_rows", Kind::kTiles, FewRows::BM, FewRows::BN, FewRows::BK, &prepare_tiles<FewRows>, &launch_tiles<FewRows>},
+      {"few_cols", Kind::kTiles, FewCols::BM, FewCols::BN, FewCols::BK, &prepare_tiles<FewCols>, &launch_tiles<FewCols>},
+      {"small", Kind::kTiles, Small::BM, Small::BN, Small::BK, &prepare_tiles<Small>, &launch_tiles<Small>},
+      {"split_k", Kind::kSplitK, Small::BM, Small::BN, Small::BK, &prepare_split_k, &launch_split_k},
+      {"gemv", Kind::kGemv, 0, 0, 0, nullptr, &launch_gemv},
+      {"repack", Kind::kRepack, 0, 0, 0, nullptr, &launch_repack},
   };
-  static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == 5,
+  static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == 7,
                 "one measured cost per candidate, in the candidates' order");
   return list;
 }
@@ -256,58 +496,118 @@ Terms model_terms(int c, const GemmArgs& a) {
   t.minBytes = 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
   KernelInfo info;
   std::string why;
-  if (cand.prepare == nullptr) {  // GEMV
-    if (a.M > kGemvMaxRows) return t;
-    t.gemvBytes = t.minBytes;
-    t.gemvFlops = 2.0 * double(a.M) * double(a.N) * double(a.K);
-    t.runs = true;
-    return t;
+  switch (cand.kind) {
+    case Kind::kGemv:
+      if (a.M > kGemvMaxRows) return t;
+      t.gemvBytes = t.minBytes;
+      t.gemvFlops = 2.0 * double(a.M) * double(a.N) * double(a.K);
+      t.runs = true;
+      return t;
+    case Kind::kRepack: {
+      const RepackPlan r = repack_plan(a);
+      if (!(r.a || r.b || r.c)) return t;  // nothing to repack: the direct candidates say it all
+      t.inner = int(choose(r.args, true));
+      t.repacked = r.args;
+      t.moveBytes = r.moveBytes;
+      t.runs = true;
+      return t;
+    }
+    case Kind::kTiles:
+    case Kind::kSplitK:
+      break;
   }
   if (cand.prepare(a, &info, &why) != Status::kOk || !grid_ok(ceil_div64(a.N, cand.BN), ceil_div64(a.M, cand.BM), &why))
     return t;
+  const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
+  t.unaligned = !vec4_ok(a, nullptr);
+  if (cand.kind == Kind::kSplitK) {  // the last split's K tail alone checks bounds
+    const Split sp = split_of(a, slots);
+    if (sp.splits < 2) return t;
+    t.slabs = sp.slabs;
+    const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth), mn = double(a.M) * double(a.N);
+    t.moveBytes = double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
+    t.runs = true;
+    return t;
+  }
   const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
-  t.slabs = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm).slabTimes;
+  const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
+  t.slabs = p.slabTimes;
+  t.fixups = fixups_of(p);
+  t.kTail = a.K % cand.BK != 0;
   t.runs = true;
   return t;
 }
 
-// The model's prediction, in nanoseconds, of candidate `c` on these arguments: its terms times
-// the constants measured on this architecture, plus its launch; never less than the bytes every
-// kernel must move over the measured bandwidth.
-double predict_ns(int c, const GemmArgs& a) {
-  const Terms t = model_terms(c, a);
-  if (!t.runs) return std::numeric_limits<double>::infinity();
-  const tuned::DispatchCost& cost = tuned::kDispatchCosts[c];
-  const double gemv = std::max(t.gemvBytes / tuned::kGemvBytesPerNs, t.gemvFlops / tuned::kGemvFlopsPerNs);
-  return std::max(t.minBytes / tuned::kGemvBytesPerNs, t.slabs * cost.slab_ns + gemv) + cost.launch_ns;
+Constants measured_constants() {
+  Constants k;
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns});
+  k.bytesPerNs = tuned::kBytesPerNs;
+  k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
+  k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
+  k.kTailSlabFactor = tuned::kKTailSlabFactor;
+  return k;
 }
 
-// The candidate the model picks for these arguments.
-size_t choose(const GemmArgs& a) {
+// The model's prediction, in nanoseconds, of candidate `c` on these arguments: its terms times
+// the constants, plus its fixed cost; the GEMM kernel never faster than the bytes it must move
+// over the measured bandwidth. Repack: its copies, plus the prediction for the candidate that runs
+// on them.
+double predict_ns(int c, const GemmArgs& a, const Constants& k) {
+  const Terms t = model_terms(c, a);
+  if (!t.runs) return std::numeric_limits<double>::infinity();
+  const Cost& cost = k.costs[size_t(c)];
+  const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
+  if (t.inner >= 0) return predict_ns(t.inner, t.repacked, k) + moved;
+  const double slab = cost.slab_ns * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
+  const double gemv = std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs);
+  return std::max(t.minBytes / k.bytesPerNs, t.slabs * slab + t.fixups * cost.fixup_ns + gemv) + moved;
+}
+
+double predict_ns(int c, const GemmArgs& a) {
+  static const Constants k = measured_constants();
+  return predict_ns(c, a, k);
+}
+
+// The candidate the model picks for these arguments (direct_only: not repack).
+size_t choose(const GemmArgs& a, bool direct_only) {
   size_t best = 0;
   double bestNs = std::numeric_limits<double>::infinity();
-  for (size_t c = 0; c < candidates().size(); ++c)
+  for (size_t c = 0; c < candidates().size(); ++c) {
+    if (direct_only && candidates()[c].kind == Kind::kRepack) continue;
     if (const double ns = predict_ns(int(c), a); ns < bestNs) best = c, bestNs = ns;
+  }
   return best;
 }
 
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
-                            ", few columns " + pipelined_tile_text<FewCols>() + ", small " +
-                            pipelined_tile_text<Small>() + ", gemv M<=" + std::to_string(kGemvMaxRows); }
+                            ", few columns " + pipelined_tile_text<FewCols>() + ", small (and split-K) " +
+                            pipelined_tile_text<Small>() + ", gemv M<=" + std::to_string(kGemvMaxRows) +
+                            ", repack to 16-byte rows and K in " + std::to_string(kSlab) + "s"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-
 // aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 15.
 bool supports(const GemmArgs& a, std::string* why) { return fits_int32(a, why); }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return candidates()[choose(a)].launch(a, stream, why);
+  return candidates()[choose(a, false)].launch(a, stream, why);
 }
 
-const char* choice(const GemmArgs& a) { return candidates()[choose(a)].name; }
+// What the rung runs on these arguments: a candidate's name, "repack+<candidate>" for repack.
+const char* choice(const GemmArgs& a) {
+  static const std::vector<std::string> repacked = [] {
+    std::vector<std::string> names;
+    for (const Candidate& c : candidates()) names.push_back(std::string("repack+") + c.name);
+    return names;
+  }();
+  const size_t c = choose(a, false);
+  if (candidates()[c].kind != Kind::kRepack) return candidates()[c].name;
+  return repacked[size_t(model_terms(int(c), a).inner)].c_str();
+}
 
 // For the autotuner's calibration (sgemm_autotune --dispatch) and the tests.
 int candidate_count() { return int(candidates().size()); }
 const char* candidate_name(int c) { return candidates()[size_t(c)].name; }
+std::pair<int, int> candidate_tile(int c) { return {candidates()[size_t(c)].BM, candidates()[size_t(c)].BN}; }
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return candidates()[size_t(c)].launch(a, stream, why);
 }

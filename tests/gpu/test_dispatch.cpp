@@ -1,12 +1,18 @@
 // The dispatch rung (30, "auto") picks by shape with the model of kernels/dispatch/30_auto.cuh: the
 // choice depends on measured constants, but a few are structural on any GPU: a GEMV for one row of
 // a wide product, the capstone where its tiles fill the chip many times, and a candidate for every
-// valid shape (correctness on every shape is the registry-wide tests' job).
+// valid shape. The registry-wide tests check the candidate it picks; these check every candidate
+// on ragged shapes, forced, since a shape's choice can change with the next calibration.
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
 
 #include "common/dispatch.hpp"
 #include "gpu_test_util.hpp"
+#include "harness/cuda_check.hpp"
 
 namespace sgemm::test {
 
@@ -16,6 +22,40 @@ namespace {
 GemmArgs shape(int64_t M, int64_t N, int64_t K) {
   float* p = reinterpret_cast<float*>(uintptr_t{256});
   return {M, N, K, 1.0f, p, K, p, N, 0.0f, p, N};
+}
+
+int candidate(const std::string& name) {
+  for (int c = 0; c < rung30::candidate_count(); ++c)
+    if (name == rung30::candidate_name(c)) return c;
+  ADD_FAILURE() << "no candidate " << name;
+  return 0;
+}
+
+// Candidate c, forced, on every shape and alpha/beta pair, verified against the FP64 reference.
+void check_candidate(int c, const std::vector<harness::Shape>& shapes) {
+  for (const harness::Shape& s : shapes)
+    for (const auto& [alpha, beta] : alpha_betas()) {
+      harness::ProblemSpec spec;
+      spec.shape = s;
+      spec.alpha = alpha;
+      spec.beta = beta;
+      harness::Problem p(spec);
+      if (!rung30::model_terms(c, p.args(0)).runs && std::string(rung30::candidate_name(c)) == "gemv") continue;
+      p.reset_c(0);
+      std::string why;
+      const Status st = rung30::launch_candidate(c, p.args(0), nullptr, &why);
+      ASSERT_EQ(st, Status::kOk) << rung30::candidate_name(c) << " " << describe(30, spec) << ": " << why;
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      const harness::VerifyResult r = harness::verify(p, find_rung(30)->precision);
+      EXPECT_TRUE(r.ok) << rung30::candidate_name(c) << " " << describe(30, spec) << ": " << r.summary();
+    }
+}
+
+// Ragged shapes that make each candidate do its own work: split-K splits, repack copies (dense
+// rows whose length is not a multiple of 4, and K tails), stream-K cuts tiles, GEMV splits K.
+std::vector<harness::Shape> candidate_shapes() {
+  return {{1, 1, 1},    {3, 517, 129}, {31, 33, 4099}, {64, 64, 4096}, {67, 45, 33, 33, 45, 45},
+          {70, 130, 1000, 1003, 133, 131}, {257, 255, 31}, {200, 300, 264}, {17, 70, 2000}};
 }
 }  // namespace
 
@@ -30,12 +70,58 @@ TEST(Dispatch, PicksByShape) {
 }
 
 TEST(Dispatch, EveryPredictionIsFiniteWhereTheCandidateRuns) {
-  const GemmArgs a = shape(2048, 50257, 768);
-  for (int c = 0; c < rung30::candidate_count(); ++c) {
-    const rung30::Terms t = rung30::model_terms(c, a);
-    if (!t.runs) continue;
-    EXPECT_GT(rung30::predict_ns(c, a), 0.0) << rung30::candidate_name(c);
-    EXPECT_LT(rung30::predict_ns(c, a), 1e12) << rung30::candidate_name(c);
+  for (const GemmArgs& a : {shape(2048, 50257, 768), shape(64, 64, 65536), shape(1023, 1023, 1023)})
+    for (int c = 0; c < rung30::candidate_count(); ++c) {
+      const rung30::Terms t = rung30::model_terms(c, a);
+      if (!t.runs) continue;
+      EXPECT_GT(rung30::predict_ns(c, a), 0.0) << rung30::candidate_name(c);
+      EXPECT_LT(rung30::predict_ns(c, a), 1e12) << rung30::candidate_name(c);
+    }
+}
+
+TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
+  // One tile over a long K: split-K splits it; a square problem that fills the GPU: it does not.
+  const rung30::Terms split = rung30::model_terms(candidate("split_k"), shape(64, 64, 65536));
+  EXPECT_TRUE(split.runs);
+  EXPECT_GT(split.moveBytes, 0.0);
+  EXPECT_FALSE(rung30::model_terms(candidate("split_k"), shape(8192, 8192, 1024)).runs);
+  // Rows that are not 16-byte aligned, or a K tail: repack copies them; aligned rows: nothing to do.
+  const rung30::Terms odd = rung30::model_terms(candidate("repack"), shape(1023, 1023, 1023));
+  ASSERT_TRUE(odd.runs);
+  EXPECT_GE(odd.inner, 0);
+  EXPECT_EQ(odd.repacked.K % 32, 0);
+  EXPECT_EQ(odd.repacked.lda % 4, 0);
+  EXPECT_EQ(odd.repacked.ldb % 4, 0);
+  EXPECT_EQ(odd.repacked.ldc % 4, 0);
+  EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1024)).runs);
+}
+
+TEST(Dispatch, EveryCandidateOnRaggedShapes) {
+  for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, candidate_shapes());
+}
+
+// tools/sanitize.sh runs *SanitizerRagged*: every candidate, forced, under compute-sanitizer.
+TEST(Dispatch, SanitizerRaggedEveryCandidate) {
+  for (int c = 0; c < rung30::candidate_count(); ++c)
+    check_candidate(c, {{64, 64, 4096}, {67, 45, 33, 33, 45, 45}, {31, 33, 300}, {257, 255, 31}});
+}
+
+TEST(Dispatch, SplitKIsBitwiseDeterministic) {
+  harness::ProblemSpec spec;
+  spec.shape = {64, 70, 8192};
+  spec.beta = 0.5f;
+  harness::Problem p(spec);
+  const GemmArgs a = p.args(0);
+  ASSERT_TRUE(rung30::model_terms(candidate("split_k"), a).runs);
+  const size_t n = size_t(a.M * a.ldc);
+  std::vector<float> first(n), again(n);
+  for (int rep = 0; rep < 3; ++rep) {
+    p.reset_c(0);
+    std::string why;
+    ASSERT_EQ(rung30::launch_candidate(candidate("split_k"), a, nullptr, &why), Status::kOk) << why;
+    SGEMM_CUDA(cudaDeviceSynchronize());
+    SGEMM_CUDA(cudaMemcpy(rep ? again.data() : first.data(), a.C, n * 4, cudaMemcpyDeviceToHost));
+    if (rep) EXPECT_EQ(std::memcmp(first.data(), again.data(), n * 4), 0) << "run " << rep << " differs";
   }
 }
 

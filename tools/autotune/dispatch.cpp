@@ -1,5 +1,6 @@
 #include "dispatch.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -21,9 +22,9 @@ constexpr int kLaunches = 40;  // timed launches per problem: the median of thes
 
 struct Point {
   harness::Shape shape;
-  double term = 0;   // the model term: slab-times, or GEMV's bytes
-  double flops = 0;  // GEMV's FLOPs
-  double ns = 0;     // the median launch time
+  GemmArgs args;         // the arguments of input set 0 (for the model's terms)
+  rung30::Terms terms;
+  double ns = 0;         // the median launch time
 };
 
 Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaStream_t stream) {
@@ -41,58 +42,145 @@ Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaS
         return rung30::launch_candidate(c, p.args(set), stream, &why);
       },
       p.sets(), kLaunches, {3}, stream);
-  return {spec.shape, t.slabs + t.gemvBytes, t.gemvFlops, harness::median(ms) * 1e6};
+  return {spec.shape, p.args(0), t, harness::median(ms) * 1e6};
+}
+
+int index_of(const std::string& name) {
+  for (int c = 0; c < rung30::candidate_count(); ++c)
+    if (name == rung30::candidate_name(c)) return c;
+  throw std::runtime_error("the dispatch rung has no candidate " + name);
+}
+
+nlohmann::json point_json(const Point& p) {
+  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups},
+          {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}};
+}
+
+// The x of a x = b for a 3 x 3 system (Cramer's rule); the columns of `m` are slab, launch, fix-up.
+std::vector<double> solve3(const double m[3][3], const double b[3]) {
+  auto det = [](const double a[3][3]) {
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  };
+  const double d = det(m);
+  std::vector<double> x(3, 0.0);
+  for (int col = 0; col < 3; ++col) {
+    double t[3][3];
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) t[r][k] = k == col ? b[r] : m[r][k];
+    x[size_t(col)] = d != 0 ? det(t) / d : 0.0;
+  }
+  return x;
 }
 
 }  // namespace
 
 int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
                        cudaStream_t stream) {
-  std::ostringstream costs;
-  nlohmann::json j = {{"gpu", dev.name}, {"arch", dev.arch()}, {"candidates", nlohmann::json::array()}};
-  double bytesPerNs = 0, flopsPerNs = 0;
-  for (int c = 0; c < rung30::candidate_count(); ++c) {
-    const std::string name = rung30::candidate_name(c);
-    const bool gemv = name == "gemv";
-    // Two problems a model term apart: for a tile, a slab of one tile and a problem that fills the
-    // GPU many times; for GEMV, two rows of one that are bound by reading B (bytes).
-    const harness::Shape tiny = gemv ? harness::Shape{1, 1024, 4096} : harness::Shape{32, 64, 32};
-    const harness::Shape big = gemv ? harness::Shape{1, 16384, 8192} : harness::Shape{4096, 4096, 4096};
-    const Point a = measure(c, tiny, dev, stream), b = measure(c, big, dev, stream);
-    const double slope = (b.ns - a.ns) / (b.term - a.term), launch = std::max(0.0, a.ns - slope * a.term);
-    nlohmann::json entry = {{"name", name},
-                            {"tiny", {{"shape", a.shape.str()}, {"ns", a.ns}, {"term", a.term}}},
-                            {"big", {{"shape", b.shape.str()}, {"ns", b.ns}, {"term", b.term}}},
-                            {"slab_ns", gemv ? 0.0 : slope}, {"launch_ns", launch}};
-    std::printf("  %-9s %s: %.0f ns (%.4g terms), %s: %.0f ns (%.4g terms) -> %.4g ns per %s, launch %.0f ns\n",
-                name.c_str(), a.shape.str().c_str(), a.ns, a.term, b.shape.str().c_str(), b.ns, b.term, slope,
-                gemv ? "byte" : "slab", launch);
-    if (gemv) {
-      // Where GEMV's arithmetic binds (its most rows), the FLOP rate, once the launch is taken off.
-      bytesPerNs = 1.0 / slope;
-      const Point f = measure(c, {32, 16384, 8192}, dev, stream);
-      flopsPerNs = f.flops / std::max(1.0, f.ns - launch);
-      entry["flops"] = {{"shape", f.shape.str()}, {"ns", f.ns}, {"flops", f.flops}};
-      std::printf("  %-9s %s: %.0f ns -> %.4g FLOPs per ns\n", name.c_str(), f.shape.str().c_str(), f.ns, flopsPerNs);
-    }
-    costs << (c ? ", " : "") << "{" << (gemv ? 0.0 : slope) << ", " << launch << "}";
-    j["candidates"].push_back(entry);
+  rung30::Constants k = rung30::measured_constants();  // replaced term by term below
+  nlohmann::json j = {{"gpu", dev.name}, {"arch", dev.arch()}, {"candidates", nlohmann::json::object()}};
+
+  // GEMV first: its bandwidth is every other prediction's floor. Two rows of one that are bound by
+  // reading B give the time per byte and the launch; 32 rows, where its arithmetic binds, the FLOP rate.
+  const int gemv = index_of("gemv");
+  {
+    const Point a = measure(gemv, {1, 1024, 4096}, dev, stream), b = measure(gemv, {1, 16384, 8192}, dev, stream);
+    const double perByte = (b.ns - a.ns) / (b.terms.gemvBytes - a.terms.gemvBytes);
+    const double launch = std::max(0.0, a.ns - perByte * a.terms.gemvBytes);
+    const Point f = measure(gemv, {32, 16384, 8192}, dev, stream);
+    k.bytesPerNs = 1.0 / perByte;
+    k.gemvFlopsPerNs = f.terms.gemvFlops / std::max(1.0, f.ns - launch);
+    k.costs[size_t(gemv)] = {0, launch, 0};
+    j["candidates"]["gemv"] = {{"points", {point_json(a), point_json(b), point_json(f)}}, {"launch_ns", launch}};
+    std::printf("  gemv      %.4g bytes per ns, %.4g FLOPs per ns, launch %.0f ns\n", k.bytesPerNs, k.gemvFlopsPerNs,
+                launch);
   }
-  j["gemv_bytes_per_ns"] = bytesPerNs;
-  j["gemv_flops_per_ns"] = flopsPerNs;
+
+  // Tiles: three problems, ns = launch + slabs * slab_ns + fixups * fixup_ns: a tiny one (one slab
+  // of one tile), one that fills the GPU many times, and one tile over a long K (stream-K cuts it
+  // into many shares, so its fix-up adds many partial tiles).
+  for (const char* name : {"capstone", "few_rows", "few_cols", "small"}) {
+    const int c = index_of(name);
+    const std::pair<int, int> t = rung30::candidate_tile(c);
+    const harness::Shape tile{t.first, t.second, 65536};
+    const Point pts[3] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
+                          measure(c, tile, dev, stream)};
+    double m[3][3], ns[3];
+    for (int r = 0; r < 3; ++r) m[r][0] = pts[r].terms.slabs, m[r][1] = 1.0, m[r][2] = pts[r].terms.fixups, ns[r] = pts[r].ns;
+    const std::vector<double> x = solve3(m, ns);
+    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2])};
+    j["candidates"][name] = {{"points", {point_json(pts[0]), point_json(pts[1]), point_json(pts[2])}},
+                             {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]}};
+    std::printf("  %-9s %.4g ns per slab, launch %.0f ns, %.4g ns per fix-up partial\n", name, x[0], x[1], x[2]);
+  }
+
+  // Split-K runs the small tile's code: its slab costs the same; what its reduction launch adds
+  // comes from one problem it splits many ways.
+  const int split = index_of("split_k"), small = index_of("small");
+  {
+    k.costs[size_t(split)] = {k.costs[size_t(small)].slab_ns, 0, 0};
+    const Point p = measure(split, {64, 64, 65536}, dev, stream);
+    const double launch = std::max(0.0, p.ns - rung30::predict_ns(split, p.args, k));
+    k.costs[size_t(split)].launch_ns = launch;
+    j["candidates"]["split_k"] = {{"points", {point_json(p)}}, {"launch_ns", launch}};
+    std::printf("  split_k   launch %.0f ns\n", launch);
+  }
+
+  // The capstone on rows that are not 16-byte aligned (32-bit accesses), and with K not a whole
+  // number of slabs (every tile checks bounds): each slab's cost over the aligned one.
+  const int capstone = index_of("capstone");
+  {
+    auto factor = [&](const Point& p) {
+      const rung30::Cost& c = k.costs[size_t(capstone)];
+      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns) / (p.terms.slabs * c.slab_ns);
+    };
+    const Point u = measure(capstone, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
+    k.unalignedSlabFactor = factor(u);
+    const Point t = measure(capstone, {4096, 4096, 4095, 4096, 4096, 4096}, dev, stream);
+    k.kTailSlabFactor = factor(t);
+    j["unaligned"] = {{"point", point_json(u)}, {"slab_factor", k.unalignedSlabFactor}};
+    j["k_tail"] = {{"point", point_json(t)}, {"slab_factor", k.kTailSlabFactor}};
+    std::printf("  slabs     x%.4g on 32-bit accesses, x%.4g with a K tail\n", k.unalignedSlabFactor, k.kTailSlabFactor);
+  }
+
+  // Repack: what its copy launches add beyond their bytes, on an odd problem.
+  const int repack = index_of("repack");
+  {
+    const Point p = measure(repack, {1023, 1023, 1023}, dev, stream);
+    k.costs[size_t(repack)] = {0, 0, 0};
+    const double launch = std::max(0.0, p.ns - rung30::predict_ns(repack, p.args, k));
+    k.costs[size_t(repack)].launch_ns = launch;
+    j["candidates"]["repack"] = {{"points", {point_json(p)}}, {"launch_ns", launch}};
+    std::printf("  repack    launch %.0f ns\n", launch);
+  }
+
+  j["bytes_per_ns"] = k.bytesPerNs;
+  j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
+  j["unaligned_slab_factor"] = k.unalignedSlabFactor;
+  j["k_tail_slab_factor"] = k.kTailSlabFactor;
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+  std::ostringstream costs;
+  for (int c = 0; c < rung30::candidate_count(); ++c) {
+    const rung30::Cost& x = k.costs[size_t(c)];
+    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << "}";
+  }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
     << dev.name << " (" << date << ").\n// Do not edit by hand: rerun it on the GPU (docs/rungs/30_auto.md).\n"
     << "#pragma once\n\nnamespace sgemm::tuned {\n\n// In the order of the dispatch rung's candidates:";
   for (int c = 0; c < rung30::candidate_count(); ++c) h << (c ? ", " : " ") << rung30::candidate_name(c);
   h << ".\nconstexpr DispatchCost kDispatchCosts[] = {" << costs.str() << "};\n"
-    << "// GEMV's bytes per nanosecond read from device memory (also the floor of every prediction).\n"
-    << "constexpr double kGemvBytesPerNs = " << bytesPerNs << ";\n"
+    << "// Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction\n"
+    << "// and the rate of split-K's reduction and of repack's copies).\n"
+    << "constexpr double kBytesPerNs = " << k.bytesPerNs << ";\n"
     << "// GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).\n"
-    << "constexpr double kGemvFlopsPerNs = " << flopsPerNs << ";\n\n}  // namespace sgemm::tuned\n";
+    << "constexpr double kGemvFlopsPerNs = " << k.gemvFlopsPerNs << ";\n"
+    << "// What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),\n"
+    << "// as multiples of an aligned whole-tile slab.\n"
+    << "constexpr double kUnalignedSlabFactor = " << k.unalignedSlabFactor << ";\n"
+    << "constexpr double kKTailSlabFactor = " << k.kTailSlabFactor << ";\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
   std::printf("wrote %s\n", header_path.c_str());
   if (!json_path.empty()) {

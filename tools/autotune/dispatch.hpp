@@ -10,9 +10,10 @@
 
 namespace sgemm::autotune {
 
-// For each candidate of rung 30, two problems a model term apart (a large one that fills the GPU
-// and a tiny one): the time per term (a slab; a byte for GEMV) and the launch cost are the slope
-// and the intercept of the line through them. Returns 0, or throws with the reason.
+// Measures rung 30's model constants on a few problems per candidate (GEMV's bandwidth and FLOP
+// rate; each tile's slab, launch and fix-up cost; what split-K's and repack's extra launches add;
+// the slab cost on unaligned rows and with a K tail) and writes them as a header. Returns 0, or
+// throws with the reason.
 int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
                        cudaStream_t stream);
 
