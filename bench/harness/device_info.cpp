@@ -78,6 +78,7 @@ DeviceInfo query_device() {
   d.sm_clock_max_mhz = khz / 1000;
   SGEMM_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, d.device));
   d.mem_clock_max_mhz = khz / 1000;
+  SGEMM_CUDA(cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, d.device));
   SGEMM_CUDA(cudaDriverGetVersion(&d.driver_version));
   SGEMM_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
   int major = 0, minor = 0, patch = 0;
@@ -97,6 +98,8 @@ std::vector<std::pair<std::string, std::string>> context_pairs(const DeviceInfo&
       {"sm_count", std::to_string(d.sm_count)},
       {"sm_clock_max_mhz", std::to_string(d.sm_clock_max_mhz)},
       {"mem_clock_max_mhz", std::to_string(d.mem_clock_max_mhz)},
+      {"mem_bus_bits", std::to_string(d.mem_bus_bits)},
+      {"dram_peak_gbps", std::to_string(int(d.dram_peak_gbps()))},
       {"l2_bytes", std::to_string(d.l2_bytes)},
       {"global_mem_bytes", std::to_string(d.global_mem_bytes)},
       {"driver_version", d.driver_string.empty() ? cuda_version_text(d.driver_version) : d.driver_string},

@@ -24,6 +24,7 @@ struct DeviceInfo {
   int sm_count = 0;
   int sm_clock_max_mhz = 0;    // cudaDevAttrClockRate: the highest SM clock the GPU runs at
   int mem_clock_max_mhz = 0;
+  int mem_bus_bits = 0;        // cudaDevAttrGlobalMemoryBusWidth
   int64_t l2_bytes = 0;
   int64_t global_mem_bytes = 0;
   int smem_per_block_optin = 0;
@@ -33,6 +34,8 @@ struct DeviceInfo {
   std::string driver_string;   // "580.159.04" from NVML when available
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   double fp32_peak_gflops() const;  // at sm_clock_max_mhz
+  // Device-memory bandwidth at the highest memory clock: two transfers per clock (DDR) over the bus.
+  double dram_peak_gbps() const { return 2.0 * mem_clock_max_mhz * 1e6 * (mem_bus_bits / 8.0) / 1e9; }
 };
 
 // Why no device is usable, in one line ("" when one is): "no NVIDIA driver found" when the
