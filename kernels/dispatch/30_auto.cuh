@@ -5,8 +5,8 @@
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
-//   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on 64x64
-//   tiles with a parallel reduction; (4) repack: unaligned operands (and K tails) copied to
+//   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
+//   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands (and K tails) copied to
 //   aligned, zero-padded scratch, then the best of (2)-(3) on the copies. A model predicts each
 //   one's time from the shape and constants measured per architecture by `sgemm_autotune
 //   --dispatch` (kernels/tuned/dispatch_sm_<arch>.cuh) and picks the fastest. None is refused.
@@ -39,11 +39,12 @@
 
 namespace sgemm::rung30 {
 
-constexpr int kGemvWarps = 8;                         // warps of a GEMV block, splitting its K range
-constexpr int kGemvThreads = kGemvWarps * kWarpSize;  // a block covers kWarpSize columns of C
-constexpr int kGemvChunk = kWarpSize;                 // k steps whose A values a warp stages at once
-constexpr int kGemvUnroll = 8;                        // loads of B in flight per thread
-constexpr int kGemvMaxRows = 32;                      // GEMV serves M <= 32
+constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once
+constexpr int kGemvUnroll = 8;         // loads of B in flight per thread
+constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
+// Warps of a GEMV block (splitting its K range): as many as the registers of MT accumulators allow.
+template <int MT>
+constexpr int gemv_warps() { return MT <= 8 ? 32 : MT <= 16 ? 16 : 8; }
 
 // One chunk of k steps [kc, kc + steps) for the lane's column: B read once, A's values for the
 // chunk staged by the warp in shared memory (read back as broadcasts). kFull: a whole chunk.
@@ -66,19 +67,21 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT], const float (&sA)[M
 // C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
 // columns and K range y of gridDim.y; its warps split that range and stage A's values for 32 k
 // steps at a time in shared memory, so that B is read once and A's reads are broadcasts. The
-// warps' sums meet in shared memory and are added in warp order. With K split over blocks
-// (gridDim.y > 1), each block writes its partial sums to W, and the last block of a column group
-// to arrive (a ticket) adds them in block order and writes C: deterministic either way. Scalar
-// accesses throughout: any leading dimension and any 4-byte-aligned pointer.
+// warps' sums meet in shared memory and are added in warp order; thread (w, lane) adds and writes
+// rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block writes its partial
+// sums to W, and the last block of a column group to arrive (a ticket) adds them in block order
+// and writes C: deterministic either way. Scalar accesses throughout: any leading dimension and
+// any 4-byte-aligned pointer.
 template <int MT>
-__global__ void __launch_bounds__(kGemvThreads)
+__global__ void __launch_bounds__(gemv_warps<MT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ float sWarp[kGemvWarps][MT][kGemvChunk];  // per warp: staged A values, then its partial sums
+  constexpr int kWarps = gemv_warps<MT>(), kRows = ceil_div(MT, kWarps);  // rows a thread adds up
+  __shared__ float sWarp[kWarps][MT][kGemvChunk];  // per warp: staged A values, then its partial sums
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int col = blockIdx.x * kWarpSize + lane;
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
-  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), kGemvWarps), kGemvChunk) * kGemvChunk;
+  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), kWarps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
   float acc[MT] = {};
@@ -97,25 +100,38 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
 #pragma unroll
   for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
   __syncthreads();
-  const int m = threadIdx.x / kWarpSize;  // the rows this thread adds up (and writes), if any
-  const bool mine = threadIdx.x < MT * kWarpSize && m < M && col < N;
-  float sum = 0.0f;
-  if (mine)
-    for (int w = 0; w < kGemvWarps; ++w) sum += sWarp[w][m][lane];
+  float sum[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int m = warp + r * kWarps;
+    sum[r] = 0.0f;
+    if (m < M && col < N)
+      for (int w = 0; w < kWarps; ++w) sum[r] += sWarp[w][m][lane];
+  }
   if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
-    if (mine) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      if (const int m = warp + r * kWarps; m < M && col < N) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum[r]);
     __threadfence();
     __syncthreads();
     __shared__ bool last;
     if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
     __syncthreads();
-    if (!last || !mine) return;
-    sum = 0.0f;
-    for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+    if (!last) return;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int m = warp + r * kWarps;
+      sum[r] = 0.0f;
+      if (m < M && col < N)
+        for (unsigned y = 0; y < gridDim.y; ++y) sum[r] += __ldcg(W + (int64_t(y) * M + m) * N + col);
+    }
   }
-  if (!mine) return;
-  float* c = C + int64_t(m) * ldc + col;
-  *c = epilogue(alpha, sum, beta, c);
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+    if (const int m = warp + r * kWarps; m < M && col < N) {
+      float* c = C + int64_t(m) * ldc + col;
+      *c = epilogue(alpha, sum[r], beta, c);
+    }
 }
 
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
@@ -170,22 +186,31 @@ sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, 
 
 // Repack: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros outside
 // src. Threads run along a row (coalesced), blocks down the rows; each thread has kRepackLoads
-// loads in flight before it stores.
+// loads in flight before it stores. One launch copies up to two matrices (blockIdx.z).
+struct RepackJob {
+  int rows, cols;
+  const float* src;
+  int lds;
+  int drows, dcols;
+  float* dst;
+  int ldd;
+};
 constexpr int kRepackThreads = 256;
 constexpr int kRepackLoads = 4;
-__global__ void __launch_bounds__(kRepackThreads)
-sgemm_30_repack(int rows, int cols, const float* src, int lds, int drows, int dcols, float* dst, int ldd) {
+__global__ void __launch_bounds__(kRepackThreads) sgemm_30_repack(RepackJob first, RepackJob second) {
+  const RepackJob& j = blockIdx.z == 0 ? first : second;
   const int stride = int(gridDim.x) * kRepackThreads;
-  for (int r = blockIdx.y; r < drows; r += gridDim.y) {
-    const float* s = src + int64_t(min(r, rows - 1)) * lds;
-    float* d = dst + int64_t(r) * ldd;
-    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < dcols; c0 += kRepackLoads * stride) {
+  for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
+    const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
+    float* d = j.dst + int64_t(r) * j.ldd;
+    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < j.dcols; c0 += kRepackLoads * stride) {
       float v[kRepackLoads];
 #pragma unroll
-      for (int i = 0; i < kRepackLoads; ++i) v[i] = (r < rows && c0 + i * stride < cols) ? s[c0 + i * stride] : 0.0f;
+      for (int i = 0; i < kRepackLoads; ++i)
+        v[i] = (r < j.rows && c0 + i * stride < j.cols) ? s[c0 + i * stride] : 0.0f;
 #pragma unroll
       for (int i = 0; i < kRepackLoads; ++i)
-        if (c0 + i * stride < dcols) d[c0 + i * stride] = v[i];
+        if (c0 + i * stride < j.dcols) d[c0 + i * stride] = v[i];
     }
   }
 }
@@ -221,9 +246,12 @@ constexpr int kSlab = 32;
 static_assert(Capstone::BK == kSlab && FewRows::BK == kSlab && FewCols::BK == kSlab && Small::BK == kSlab,
               "repack pads K to the tiles' common slab");
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
-constexpr size_t kSmall = 3;          // candidates()[kSmall] is the small tile (split-K's)
 
 enum class Kind { kTiles, kSplitK, kGemv, kRepack };
+// The candidates, in the order of candidates() and of tuned::kDispatchCosts.
+enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kCandidates };
+
+struct Split;
 
 // One way to run the GEMM. The candidates' order is the order of tuned::kDispatchCosts.
 struct Candidate {
@@ -233,6 +261,7 @@ struct Candidate {
   // The SMs and the blocks resident on each, on this device (tiles and split-K), and the launch.
   Status (*prepare)(const GemmArgs& a, KernelInfo* info, std::string* why);
   Status (*launch)(const GemmArgs& a, cudaStream_t stream, std::string* why);
+  Split (*split)(const GemmArgs& a, int64_t slots, double slabNs);  // split-K: its split of K
 };
 const std::vector<Candidate>& candidates();
 size_t choose(const GemmArgs& a, bool direct_only);
@@ -298,55 +327,57 @@ double fixups_of(const stream_k::Plan& p) {
   return *std::max_element(added.begin(), added.end());
 }
 
-// ---- split-K over the small tile, with a parallel reduction -----------------------------------
+// ---- split-K with a parallel reduction ----------------------------------------------------------
 
-template <bool kVec>
+template <bool kVec, class Cfg>
 Status prepare_split_kernels(KernelInfo* info, std::string* why) {
   if (const Status s = prepare(sgemm_30_reduce<kVec>, kWarpSize * kWarpSize, 0, nullptr, why); s != Status::kOk)
     return s;
-  return prepare(sgemm_30_split_k<kVec, Small>, Small::kThreads, Small::kSmemBytes, info, why);
+  return prepare(sgemm_30_split_k<kVec, Cfg>, Cfg::kThreads, Cfg::kSmemBytes, info, why);
 }
 
+template <class Cfg>
 Status prepare_split_k(const GemmArgs& a, KernelInfo* info, std::string* why) {
-  return vec4_ok(a, nullptr) ? prepare_split_kernels<true>(info, why) : prepare_split_kernels<false>(info, why);
+  return vec4_ok(a, nullptr) ? prepare_split_kernels<true, Cfg>(info, why) : prepare_split_kernels<false, Cfg>(info, why);
 }
 
-// The split S of K for `slots` resident blocks: the one with the least predicted time, waves of
-// blocks times slabs per block plus the reduction's traffic (this build's constants); 1 where no
-// split of at least two pieces of kMinSlabsPerSplit slabs helps.
+// The split of K for `slots` resident blocks, among those that keep every block in one wave
+// (split-K is for tile grids that leave SMs idle) with at least kMinSlabsPerSplit slabs each:
+// the one with the least predicted time, slabs per block times `slabNs` plus the partials'
+// bytes written and read over the bandwidth. splits < 2: no split helps.
 struct Split {
   int splits = 1, slabsPerSplit = 0;
-  double slabs = 0;  // the busiest block's slabs: waves x slabs per split
 };
-Split split_of(const GemmArgs& a, int64_t slots) {
-  const int64_t tiles = ceil_div64(a.M, Small::BM) * ceil_div64(a.N, Small::BN), kTiles = ceil_div64(a.K, Small::BK);
-  const double slabNs = tuned::kDispatchCosts[kSmall].slab_ns, rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth);
+template <class Cfg>
+Split split_of(const GemmArgs& a, int64_t slots, double slabNs) {
+  const int64_t tiles = ceil_div64(a.M, Cfg::BM) * ceil_div64(a.N, Cfg::BN), kTiles = ceil_div64(a.K, Cfg::BK);
+  const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth);
   Split best;
   double bestNs = std::numeric_limits<double>::infinity();
-  for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= 4 * slots && s <= 65535; ++s) {
+  for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= slots && s <= 65535; ++s) {
     const int64_t per = ceil_div64(kTiles, s), used = ceil_div64(kTiles, per);  // every split gets slabs
-    const double slabs = double(ceil_div64(tiles * used, slots) * per);
-    const double ns = slabs * slabNs + double(used) * double(a.M) * rowBytes / tuned::kBytesPerNs;
-    if (ns < bestNs) best = {int(used), int(per), slabs}, bestNs = ns;
+    const double ns = double(per) * slabNs + 2.0 * double(used) * double(a.M) * rowBytes / tuned::kBytesPerNs;
+    if (ns < bestNs) best = {int(used), int(per)}, bestNs = ns;
   }
   return best;
 }
 
+template <class Cfg, size_t kIndex>
 Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const bool vec = vec4_ok(a, nullptr);
   KernelInfo info;
-  if (const Status s = prepare_split_k(a, &info, why); s != Status::kOk) return s;
-  const Split sp = split_of(a, int64_t(info.sms) * info.blocks_per_sm);
-  if (sp.splits < 2) return launch_tiles<Small>(a, stream, why);  // nothing to split
-  const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;     // rows of whole float4s
+  if (const Status s = prepare_split_k<Cfg>(a, &info, why); s != Status::kOk) return s;
+  const Split sp = split_of<Cfg>(a, int64_t(info.sms) * info.blocks_per_sm, tuned::kDispatchCosts[kIndex].slab_ns);
+  if (sp.splits < 2) return launch_tiles<Cfg>(a, stream, why);  // nothing to split
+  const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;   // rows of whole float4s
   void* ws = nullptr;
   if (workspace_alloc(size_t(sp.splits) * size_t(a.M) * size_t(ldw) * sizeof(float), stream, &ws) != Status::kOk)
-    return launch_tiles<Small>(a, stream, why);  // no room for the partials: stream-K needs less
+    return launch_tiles<Cfg>(a, stream, why);  // no room for the partials: stream-K needs less
   float* W = static_cast<float*>(ws);
-  const dim3 grid(ceil_div(int(a.N), Small::BN), ceil_div(int(a.M), Small::BM), unsigned(sp.splits));
-  auto split = vec ? sgemm_30_split_k<true, Small> : sgemm_30_split_k<false, Small>;
-  split<<<grid, Small::kThreads, Small::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
-                                                              int(a.ldb), W, ldw, sp.slabsPerSplit);
+  const dim3 grid(ceil_div(int(a.N), Cfg::BN), ceil_div(int(a.M), Cfg::BM), unsigned(sp.splits));
+  auto split = vec ? sgemm_30_split_k<true, Cfg> : sgemm_30_split_k<false, Cfg>;
+  split<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
+                                                          int(a.ldb), W, ldw, sp.slabsPerSplit);
   Status s = launch_status();
   const dim3 block(kWarpSize, unsigned(std::min(sp.splits, kWarpSize)));
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
@@ -360,26 +391,27 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 
 // ---- GEMV -------------------------------------------------------------------------------------
 
-// GEMV's split of K over blocks: enough blocks for several per SM (so that enough loads are in
-// flight to keep memory busy), each warp still at least one chunk of k steps.
-int gemv_splits(const GemmArgs& a, int sms) {
-  constexpr int kBlocksPerSm = 4;
-  const int64_t colBlocks = ceil_div64(a.N, kWarpSize);
-  const int64_t wanted = ceil_div64(int64_t(kBlocksPerSm) * sms, colBlocks);
-  const int64_t most = std::max<int64_t>(1, a.K / (int64_t(kGemvWarps) * kGemvChunk));
-  return int(std::min<int64_t>({wanted, most, 65535}));
-}
-
 int device_sms() {
   int device = 0, sms = 1;
   if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   return sms;
 }
 
-Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
-  auto kernel = a.M <= 1 ? sgemm_30_gemv<1> : a.M <= 2 ? sgemm_30_gemv<2> : a.M <= 4 ? sgemm_30_gemv<4>
-              : a.M <= 8 ? sgemm_30_gemv<8> : a.M <= 16 ? sgemm_30_gemv<16> : sgemm_30_gemv<kGemvMaxRows>;
-  const int splits = gemv_splits(a, device_sms()), kPerBlock = ceil_div(int(a.K), splits);
+// GEMV's split of K over blocks: where the column groups alone give fewer than 32 warps per SM
+// (too few loads in flight to keep memory busy), enough pieces for that, each warp still at least
+// one chunk of k steps.
+template <int MT>
+int gemv_splits(const GemmArgs& a, int sms) {
+  constexpr int kWarpsPerSm = 32;
+  const int64_t colBlocks = ceil_div64(a.N, kWarpSize);
+  const int64_t wanted = std::max<int64_t>(1, int64_t(kWarpsPerSm) * sms / (int64_t(gemv_warps<MT>()) * colBlocks));
+  const int64_t most = std::max<int64_t>(1, a.K / (int64_t(gemv_warps<MT>()) * kGemvChunk));
+  return int(std::min<int64_t>({wanted, most, 65535}));
+}
+
+template <int MT>
+Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream) {
+  const int splits = gemv_splits<MT>(a, device_sms()), kPerBlock = ceil_div(int(a.K), splits);
   const dim3 grid(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(splits));
   // With K split: one partial sum per block and element, then one ticket per column group (zeroed).
   void* ws = nullptr;
@@ -394,13 +426,20 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
     s = from_cuda(cudaMemsetAsync(tickets, 0, grid.x * sizeof(unsigned), stream));
   }
   if (s == Status::kOk) {
-    kernel<<<grid, kGemvThreads, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb),
-                                               a.beta, a.C, int(a.ldc), kPerBlock, W, tickets);
+    sgemm_30_gemv<MT><<<grid, gemv_warps<MT>() * kWarpSize, 0, stream>>>(
+        int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc), kPerBlock,
+        W, tickets);
     s = launch_status();
   }
   if (ws != nullptr)
     if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
+}
+
+Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
+  return a.M <= 1 ? launch_gemv_rows<1>(a, stream) : a.M <= 2 ? launch_gemv_rows<2>(a, stream)
+       : a.M <= 4 ? launch_gemv_rows<4>(a, stream) : a.M <= 8 ? launch_gemv_rows<8>(a, stream)
+       : a.M <= 16 ? launch_gemv_rows<16>(a, stream) : launch_gemv_rows<kGemvMaxRows>(a, stream);
 }
 
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------
@@ -440,13 +479,15 @@ RepackPlan repack_plan(const GemmArgs& a) {
   return r;
 }
 
-Status repack(int rows, int cols, const float* src, int64_t lds, int drows, int dcols, float* dst, int64_t ldd,
-              cudaStream_t stream) {
+// One launch that copies `first` and, where second.dst is set, `second` too.
+Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
+  const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
   const int sms = device_sms(), columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
-  const int wanted = 8 * sms;  // blocks: a few per SM
+  const int wanted = 8 * sms;  // blocks per matrix: a few per SM
   const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
-                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))));
-  sgemm_30_repack<<<grid, kRepackThreads, 0, stream>>>(rows, cols, src, int(lds), drows, dcols, dst, int(ldd));
+                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
+                  second.dst != nullptr ? 2u : 1u);
+  sgemm_30_repack<<<grid, kRepackThreads, 0, stream>>>(first, second);
   return launch_status();
 }
 
@@ -460,15 +501,19 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   char* base = static_cast<char*>(ws);
   GemmArgs g = r.args;
   const int M = int(a.M), N = int(a.N), K = int(a.K), Kp = int(g.K);
-  Status s = Status::kOk;
-  if (r.a) g.A = reinterpret_cast<float*>(base), s = repack(M, K, a.A, a.lda, M, Kp, const_cast<float*>(g.A), g.lda, stream);
-  if (r.b && s == Status::kOk)
+  // The copies of A and B (K padded with zeros), in one launch.
+  std::vector<RepackJob> in;
+  if (r.a) g.A = reinterpret_cast<float*>(base), in.push_back({M, K, a.A, int(a.lda), M, Kp, const_cast<float*>(g.A), int(g.lda)});
+  if (r.b)
     g.B = reinterpret_cast<float*>(base + r.offB),
-    s = repack(K, N, a.B, a.ldb, Kp, int(g.ldb), const_cast<float*>(g.B), g.ldb, stream);
+    in.push_back({K, N, a.B, int(a.ldb), Kp, int(g.ldb), const_cast<float*>(g.B), int(g.ldb)});
   if (r.c) g.C = reinterpret_cast<float*>(base + r.offC);
-  if (r.c && a.beta != 0 && s == Status::kOk) s = repack(M, N, a.C, a.ldc, M, N, g.C, g.ldc, stream);
+  if (r.c && a.beta != 0) in.push_back({M, N, a.C, int(a.ldc), M, N, g.C, int(g.ldc)});  // beta reads C
+  Status s = Status::kOk;
+  for (size_t i = 0; i < in.size() && s == Status::kOk; i += 2)
+    s = repack(in[i], i + 1 < in.size() ? in[i + 1] : RepackJob{}, stream);
   if (s == Status::kOk) s = candidates()[choose(g, true)].launch(g, stream, why);
-  if (r.c && s == Status::kOk) s = repack(M, N, g.C, g.ldc, M, N, a.C, a.ldc, stream);
+  if (r.c && s == Status::kOk) s = repack({M, N, g.C, int(g.ldc), M, N, a.C, int(a.ldc)}, RepackJob{}, stream);
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 }
@@ -476,16 +521,19 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 // ---- the candidates and the model ---------------------------------------------------------------
 
 const std::vector<Candidate>& candidates() {
-  static const std::vector<Candidate> list = {
+  static const std::vector<Candidate> list = {  // in the order of the enum above
       {"capstone", Kind::kTiles, Capstone::BM, Capstone::BN, Capstone::BK, &prepare_capstone, &rung15::launch},
       {"few_rows", Kind::kTiles, FewRows::BM, FewRows::BN, FewRows::BK, &prepare_tiles<FewRows>, &launch_tiles<FewRows>},
       {"few_cols", Kind::kTiles, FewCols::BM, FewCols::BN, FewCols::BK, &prepare_tiles<FewCols>, &launch_tiles<FewCols>},
       {"small", Kind::kTiles, Small::BM, Small::BN, Small::BK, &prepare_tiles<Small>, &launch_tiles<Small>},
-      {"split_k", Kind::kSplitK, Small::BM, Small::BN, Small::BK, &prepare_split_k, &launch_split_k},
+      {"split_k", Kind::kSplitK, Small::BM, Small::BN, Small::BK, &prepare_split_k<Small>, &launch_split_k<Small, kSplitKSmall>,
+       &split_of<Small>},
+      {"split_k_rows", Kind::kSplitK, FewRows::BM, FewRows::BN, FewRows::BK, &prepare_split_k<FewRows>,
+       &launch_split_k<FewRows, kSplitKRows>, &split_of<FewRows>},
       {"gemv", Kind::kGemv, 0, 0, 0, nullptr, &launch_gemv},
       {"repack", Kind::kRepack, 0, 0, 0, nullptr, &launch_repack},
   };
-  static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == 7,
+  static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == kCandidates,
                 "one measured cost per candidate, in the candidates' order");
   return list;
 }
@@ -521,11 +569,12 @@ Terms model_terms(int c, const GemmArgs& a) {
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec4_ok(a, nullptr);
   if (cand.kind == Kind::kSplitK) {  // the last split's K tail alone checks bounds
-    const Split sp = split_of(a, slots);
+    const Split sp = cand.split(a, slots, tuned::kDispatchCosts[size_t(c)].slab_ns);
     if (sp.splits < 2) return t;
-    t.slabs = sp.slabs;
+    t.slabs = sp.slabsPerSplit;
+    // The partials written and read back, C written (and read, with beta).
     const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth), mn = double(a.M) * double(a.N);
-    t.moveBytes = double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
+    t.moveBytes = 2.0 * double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
     t.runs = true;
     return t;
   }

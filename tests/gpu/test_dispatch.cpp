@@ -85,6 +85,7 @@ TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
   EXPECT_TRUE(split.runs);
   EXPECT_GT(split.moveBytes, 0.0);
   EXPECT_FALSE(rung30::model_terms(candidate("split_k"), shape(8192, 8192, 1024)).runs);
+  EXPECT_TRUE(rung30::model_terms(candidate("split_k_rows"), shape(32, 4096, 4096)).runs);
   // Rows that are not 16-byte aligned, or a K tail: repack copies them; aligned rows: nothing to do.
   const rung30::Terms odd = rung30::model_terms(candidate("repack"), shape(1023, 1023, 1023));
   ASSERT_TRUE(odd.runs);

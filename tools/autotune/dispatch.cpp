@@ -114,16 +114,19 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     std::printf("  %-9s %.4g ns per slab, launch %.0f ns, %.4g ns per fix-up partial\n", name, x[0], x[1], x[2]);
   }
 
-  // Split-K runs the small tile's code: its slab costs the same; what its reduction launch adds
-  // comes from one problem it splits many ways.
-  const int split = index_of("split_k"), small = index_of("small");
-  {
-    k.costs[size_t(split)] = {k.costs[size_t(small)].slab_ns, 0, 0};
-    const Point p = measure(split, {64, 64, 65536}, dev, stream);
-    const double launch = std::max(0.0, p.ns - rung30::predict_ns(split, p.args, k));
-    k.costs[size_t(split)].launch_ns = launch;
-    j["candidates"]["split_k"] = {{"points", {point_json(p)}}, {"launch_ns", launch}};
-    std::printf("  split_k   launch %.0f ns\n", launch);
+  // Split-K, on each of its tiles: two problems it splits into one wave of blocks, one tile over a
+  // long K (four slabs a block) and 128 rows of a wide product (many slabs a block); once the
+  // partials' bytes are taken off, ns = launch + slabs per block * slab_ns. Its slab costs more
+  // than a whole tile's: more blocks share each SM, and each block is one short pipeline.
+  for (const char* name : {"split_k", "split_k_rows"}) {
+    const int c = index_of(name);
+    const std::pair<int, int> t = rung30::candidate_tile(c);
+    const Point p = measure(c, {t.first, t.second, 65536}, dev, stream), q = measure(c, {128, 4096, 4096}, dev, stream);
+    const double np = p.ns - p.terms.moveBytes / k.bytesPerNs, nq = q.ns - q.terms.moveBytes / k.bytesPerNs;
+    const double slab = (nq - np) / (q.terms.slabs - p.terms.slabs), launch = std::max(0.0, np - slab * p.terms.slabs);
+    k.costs[size_t(c)] = {slab, launch, 0};
+    j["candidates"][name] = {{"points", {point_json(p), point_json(q)}}, {"slab_ns", slab}, {"launch_ns", launch}};
+    std::printf("  %-12s %.4g ns per slab, launch %.0f ns\n", name, slab, launch);
   }
 
   // The capstone on rows that are not 16-byte aligned (32-bit accesses), and with K not a whole
