@@ -16,10 +16,11 @@ namespace sgemm::rung30 {
 // is false where the candidate cannot run them (or, for repack, where there is nothing to repack).
 struct Terms {
   bool runs = false;
-  // Tiles (stream-K or split-K): the run time of the busiest block in whole-tile slabs (padding,
-  // waves and the last wave's cut included), and the partial tiles the busiest stream-K block
-  // adds one after another in its fix-ups.
+  // Tiles (stream-K or split-K): the busiest block's whole-tile slabs (padding and waves
+  // included), its slabs in stream-K shares (short pipelines, scattered k), and the partial tiles
+  // the busiest stream-K block adds one after another in its fix-ups.
   double slabs = 0;
+  double shareSlabs = 0;
   double fixups = 0;
   // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned), or
   // checks bounds in every slab of every tile (K is not a multiple of the slab).
@@ -40,7 +41,7 @@ struct Terms {
 // The measured constants (kernels/tuned/dispatch_sm_<arch>.cuh) as values, so that the calibration
 // can predict with the constants it has just measured.
 struct Cost {
-  double slab_ns = 0, launch_ns = 0, fixup_ns = 0;
+  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1;
 };
 struct Constants {
   std::vector<Cost> costs;  // per candidate

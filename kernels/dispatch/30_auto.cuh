@@ -65,23 +65,22 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT], const float (&sA)[M
 }
 
 // C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
-// columns and K range y of gridDim.y; its warps split that range and stage A's values for 32 k
-// steps at a time in shared memory, so that B is read once and A's reads are broadcasts. The
-// warps' sums meet in shared memory and are added in warp order; thread (w, lane) adds and writes
-// rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block writes its partial
-// sums to W, and the last block of a column group to arrive (a ticket) adds them in block order
-// and writes C: deterministic either way. Scalar accesses throughout: any leading dimension and
-// any 4-byte-aligned pointer.
+// columns and K range y of gridDim.y; its warps (up to gemv_warps<MT>) split that range and stage
+// A's values for 32 k steps at a time in shared memory, so that B is read once and A's reads are
+// broadcasts. The warps' sums meet in shared memory and are added in warp order; thread (w, lane)
+// adds and writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block
+// writes its partial sums to W, and the last block of a column group to arrive (a ticket) adds
+// them in block order and writes C: deterministic either way. Scalar accesses throughout: any
+// leading dimension and any 4-byte-aligned pointer.
 template <int MT>
 __global__ void __launch_bounds__(gemv_warps<MT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  constexpr int kWarps = gemv_warps<MT>(), kRows = ceil_div(MT, kWarps);  // rows a thread adds up
-  __shared__ float sWarp[kWarps][MT][kGemvChunk];  // per warp: staged A values, then its partial sums
-  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  __shared__ float sWarp[gemv_warps<MT>()][MT][kGemvChunk];  // per warp: staged A values, then its sums
+  const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int col = blockIdx.x * kWarpSize + lane;
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
-  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), kWarps), kGemvChunk) * kGemvChunk;
+  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
   float acc[MT] = {};
@@ -100,38 +99,33 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
 #pragma unroll
   for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
   __syncthreads();
-  float sum[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    const int m = warp + r * kWarps;
-    sum[r] = 0.0f;
-    if (m < M && col < N)
-      for (int w = 0; w < kWarps; ++w) sum[r] += sWarp[w][m][lane];
-  }
+  auto warp_sum = [&](int m) {
+    float sum = 0.0f;
+    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
+    return sum;
+  };
   if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
-#pragma unroll
-    for (int r = 0; r < kRows; ++r)
-      if (const int m = warp + r * kWarps; m < M && col < N) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum[r]);
+    if (col < N)
+      for (int m = warp; m < M; m += warps) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, warp_sum(m));
     __threadfence();
     __syncthreads();
     __shared__ bool last;
     if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
     __syncthreads();
-    if (!last) return;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const int m = warp + r * kWarps;
-      sum[r] = 0.0f;
-      if (m < M && col < N)
-        for (unsigned y = 0; y < gridDim.y; ++y) sum[r] += __ldcg(W + (int64_t(y) * M + m) * N + col);
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < kRows; ++r)
-    if (const int m = warp + r * kWarps; m < M && col < N) {
+    if (!last || col >= N) return;
+    for (int m = warp; m < M; m += warps) {
+      float sum = 0.0f;
+      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
       float* c = C + int64_t(m) * ldc + col;
-      *c = epilogue(alpha, sum[r], beta, c);
+      *c = epilogue(alpha, sum, beta, c);
     }
+    return;
+  }
+  if (col >= N) return;
+  for (int m = warp; m < M; m += warps) {
+    float* c = C + int64_t(m) * ldc + col;
+    *c = epilogue(alpha, warp_sum(m), beta, c);
+  }
 }
 
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
@@ -397,38 +391,45 @@ int device_sms() {
   return sms;
 }
 
-// GEMV's split of K over blocks: where the column groups alone give fewer than 32 warps per SM
-// (too few loads in flight to keep memory busy), enough pieces for that, each warp still at least
-// one chunk of k steps.
+// GEMV's launch: warps per block (each warp at least two chunks of k steps where K allows, up to
+// gemv_warps<MT>), and K split over blocks where the column groups alone give fewer than 32 warps
+// per SM (too few loads in flight to keep memory busy).
+struct GemvGrid {
+  int warps = 1, splits = 1;
+};
 template <int MT>
-int gemv_splits(const GemmArgs& a, int sms) {
+GemvGrid gemv_grid(const GemmArgs& a, int sms) {
   constexpr int kWarpsPerSm = 32;
-  const int64_t colBlocks = ceil_div64(a.N, kWarpSize);
-  const int64_t wanted = std::max<int64_t>(1, int64_t(kWarpsPerSm) * sms / (int64_t(gemv_warps<MT>()) * colBlocks));
-  const int64_t most = std::max<int64_t>(1, a.K / (int64_t(gemv_warps<MT>()) * kGemvChunk));
-  return int(std::min<int64_t>({wanted, most, 65535}));
+  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize);
+  GemvGrid g;
+  g.warps = int(std::clamp<int64_t>(chunks / 2, 1, gemv_warps<MT>()));
+  const int64_t wanted = std::max<int64_t>(1, int64_t(kWarpsPerSm) * sms / (int64_t(g.warps) * colBlocks));
+  const int64_t most = std::max<int64_t>(1, chunks / g.warps);
+  g.splits = int(std::min<int64_t>({wanted, most, 65535}));
+  return g;
 }
 
 template <int MT>
 Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream) {
-  const int splits = gemv_splits<MT>(a, device_sms()), kPerBlock = ceil_div(int(a.K), splits);
-  const dim3 grid(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(splits));
+  const GemvGrid gg = gemv_grid<MT>(a, device_sms());
+  const int kPerBlock = ceil_div(int(a.K), gg.splits);
+  const dim3 grid(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(gg.splits));
   // With K split: one partial sum per block and element, then one ticket per column group (zeroed).
   void* ws = nullptr;
   float* W = nullptr;
   unsigned* tickets = nullptr;
   Status s = Status::kOk;
-  if (splits > 1) {
-    const size_t partialBytes = size_t(splits) * size_t(a.M) * size_t(a.N) * sizeof(float);
+  if (gg.splits > 1) {
+    const size_t partialBytes = size_t(gg.splits) * size_t(a.M) * size_t(a.N) * sizeof(float);
     if (s = workspace_alloc(partialBytes + grid.x * sizeof(unsigned), stream, &ws); s != Status::kOk) return s;
     W = static_cast<float*>(ws);
     tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
     s = from_cuda(cudaMemsetAsync(tickets, 0, grid.x * sizeof(unsigned), stream));
   }
   if (s == Status::kOk) {
-    sgemm_30_gemv<MT><<<grid, gemv_warps<MT>() * kWarpSize, 0, stream>>>(
-        int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc), kPerBlock,
-        W, tickets);
+    sgemm_30_gemv<MT><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda),
+                                                                 a.B, int(a.ldb), a.beta, a.C, int(a.ldc), kPerBlock,
+                                                                 W, tickets);
     s = launch_status();
   }
   if (ws != nullptr)
@@ -580,7 +581,12 @@ Terms model_terms(int c, const GemmArgs& a) {
   }
   const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
-  t.slabs = p.slabTimes;
+  if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
+    t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
+    t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
+  } else {
+    t.slabs = p.slabTimes;
+  }
   t.fixups = fixups_of(p);
   t.kTail = a.K % cand.BK != 0;
   t.runs = true;
@@ -589,7 +595,7 @@ Terms model_terms(int c, const GemmArgs& a) {
 
 Constants measured_constants() {
   Constants k;
-  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns});
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share});
   k.bytesPerNs = tuned::kBytesPerNs;
   k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
   k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
@@ -609,7 +615,8 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) {
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, k) + moved;
   const double slab = cost.slab_ns * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
   const double gemv = std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs);
-  return std::max(t.minBytes / k.bytesPerNs, t.slabs * slab + t.fixups * cost.fixup_ns + gemv) + moved;
+  return std::max(t.minBytes / k.bytesPerNs, (t.slabs + t.shareSlabs * cost.share) * slab + t.fixups * cost.fixup_ns + gemv) +
+         moved;
 }
 
 double predict_ns(int c, const GemmArgs& a) {

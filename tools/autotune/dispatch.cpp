@@ -1,6 +1,7 @@
 #include "dispatch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -52,23 +53,31 @@ int index_of(const std::string& name) {
 }
 
 nlohmann::json point_json(const Point& p) {
-  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups},
+  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs},
           {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}};
 }
 
-// The x of a x = b for a 3 x 3 system (Cramer's rule); the columns of `m` are slab, launch, fix-up.
-std::vector<double> solve3(const double m[3][3], const double b[3]) {
-  auto det = [](const double a[3][3]) {
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-  };
-  const double d = det(m);
-  std::vector<double> x(3, 0.0);
-  for (int col = 0; col < 3; ++col) {
-    double t[3][3];
-    for (int r = 0; r < 3; ++r)
-      for (int k = 0; k < 3; ++k) t[r][k] = k == col ? b[r] : m[r][k];
-    x[size_t(col)] = d != 0 ? det(t) / d : 0.0;
+// The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
+std::vector<double> solve(std::vector<std::vector<double>> m, std::vector<double> b) {
+  const size_t n = b.size();
+  for (size_t c = 0; c < n; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::abs(m[r][c]) > std::abs(m[pivot][c])) pivot = r;
+    std::swap(m[c], m[pivot]);
+    std::swap(b[c], b[pivot]);
+    if (m[c][c] == 0) throw std::runtime_error("calibration points do not determine the constants");
+    for (size_t r = c + 1; r < n; ++r) {
+      const double f = m[r][c] / m[c][c];
+      for (size_t k = c; k < n; ++k) m[r][k] -= f * m[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<double> x(n);
+  for (size_t c = n; c-- > 0;) {
+    double v = b[c];
+    for (size_t k = c + 1; k < n; ++k) v -= m[c][k] * x[k];
+    x[c] = v / m[c][c];
   }
   return x;
 }
@@ -90,28 +99,32 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point f = measure(gemv, {32, 16384, 8192}, dev, stream);
     k.bytesPerNs = 1.0 / perByte;
     k.gemvFlopsPerNs = f.terms.gemvFlops / std::max(1.0, f.ns - launch);
-    k.costs[size_t(gemv)] = {0, launch, 0};
+    k.costs[size_t(gemv)] = {0, launch, 0, 1};
     j["candidates"]["gemv"] = {{"points", {point_json(a), point_json(b), point_json(f)}}, {"launch_ns", launch}};
-    std::printf("  gemv      %.4g bytes per ns, %.4g FLOPs per ns, launch %.0f ns\n", k.bytesPerNs, k.gemvFlopsPerNs,
+    std::printf("  gemv         %.4g bytes per ns, %.4g FLOPs per ns, launch %.0f ns\n", k.bytesPerNs, k.gemvFlopsPerNs,
                 launch);
   }
 
-  // Tiles: three problems, ns = launch + slabs * slab_ns + fixups * fixup_ns: a tiny one (one slab
-  // of one tile), one that fills the GPU many times, and one tile over a long K (stream-K cuts it
-  // into many shares, so its fix-up adds many partial tiles).
+  // Tiles: four problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns + fixups *
+  // fixup_ns: a tiny one (one slab of one tile), one that fills the GPU many times with whole
+  // tiles, one tile over a long K (stream-K cuts it into many shares, so its fix-up adds many
+  // partial tiles), and 32 tiles over K = 8192 (every slab in a share, few fix-ups).
   for (const char* name : {"capstone", "few_rows", "few_cols", "small"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
-    const harness::Shape tile{t.first, t.second, 65536};
-    const Point pts[3] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
-                          measure(c, tile, dev, stream)};
-    double m[3][3], ns[3];
-    for (int r = 0; r < 3; ++r) m[r][0] = pts[r].terms.slabs, m[r][1] = 1.0, m[r][2] = pts[r].terms.fixups, ns[r] = pts[r].ns;
-    const std::vector<double> x = solve3(m, ns);
-    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2])};
-    j["candidates"][name] = {{"points", {point_json(pts[0]), point_json(pts[1]), point_json(pts[2])}},
-                             {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]}};
-    std::printf("  %-9s %.4g ns per slab, launch %.0f ns, %.4g ns per fix-up partial\n", name, x[0], x[1], x[2]);
+    const Point pts[4] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
+                          measure(c, {t.first, t.second, 65536}, dev, stream),
+                          measure(c, {2 * t.first, 16 * t.second, 8192}, dev, stream)};
+    std::vector<std::vector<double>> m;
+    std::vector<double> ns;
+    for (const Point& p : pts) m.push_back({p.terms.slabs, 1.0, p.terms.fixups, p.terms.shareSlabs}), ns.push_back(p.ns);
+    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns
+    const double share = x[3] / x[0];
+    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share};
+    j["candidates"][name] = {{"points", {point_json(pts[0]), point_json(pts[1]), point_json(pts[2]), point_json(pts[3])}},
+                             {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]}, {"share", share}};
+    std::printf("  %-12s %.4g ns per slab (x%.3g in a share), launch %.0f ns, %.4g ns per fix-up partial\n", name, x[0],
+                share, x[1], x[2]);
   }
 
   // Split-K, on each of its tiles: two problems it splits into one wave of blocks, one tile over a
@@ -124,7 +137,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point p = measure(c, {t.first, t.second, 65536}, dev, stream), q = measure(c, {128, 4096, 4096}, dev, stream);
     const double np = p.ns - p.terms.moveBytes / k.bytesPerNs, nq = q.ns - q.terms.moveBytes / k.bytesPerNs;
     const double slab = (nq - np) / (q.terms.slabs - p.terms.slabs), launch = std::max(0.0, np - slab * p.terms.slabs);
-    k.costs[size_t(c)] = {slab, launch, 0};
+    k.costs[size_t(c)] = {slab, launch, 0, 1};
     j["candidates"][name] = {{"points", {point_json(p), point_json(q)}}, {"slab_ns", slab}, {"launch_ns", launch}};
     std::printf("  %-12s %.4g ns per slab, launch %.0f ns\n", name, slab, launch);
   }
@@ -135,7 +148,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   {
     auto factor = [&](const Point& p) {
       const rung30::Cost& c = k.costs[size_t(capstone)];
-      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns) / (p.terms.slabs * c.slab_ns);
+      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns) / ((p.terms.slabs + p.terms.shareSlabs * c.share) * c.slab_ns);
     };
     const Point u = measure(capstone, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
     k.unalignedSlabFactor = factor(u);
@@ -143,18 +156,22 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     k.kTailSlabFactor = factor(t);
     j["unaligned"] = {{"point", point_json(u)}, {"slab_factor", k.unalignedSlabFactor}};
     j["k_tail"] = {{"point", point_json(t)}, {"slab_factor", k.kTailSlabFactor}};
-    std::printf("  slabs     x%.4g on 32-bit accesses, x%.4g with a K tail\n", k.unalignedSlabFactor, k.kTailSlabFactor);
+    std::printf("  slabs        x%.4g on 32-bit accesses, x%.4g with a K tail\n", k.unalignedSlabFactor, k.kTailSlabFactor);
   }
 
-  // Repack: what its copy launches add beyond their bytes, on an odd problem.
+  // Repack: what its copy launches add beyond their bytes, on an odd problem: repack's time less
+  // that of the candidate it runs on the copies, timed alone on an aligned problem of their shape.
   const int repack = index_of("repack");
   {
     const Point p = measure(repack, {1023, 1023, 1023}, dev, stream);
-    k.costs[size_t(repack)] = {0, 0, 0};
-    const double launch = std::max(0.0, p.ns - rung30::predict_ns(repack, p.args, k));
-    k.costs[size_t(repack)].launch_ns = launch;
-    j["candidates"]["repack"] = {{"points", {point_json(p)}}, {"launch_ns", launch}};
-    std::printf("  repack    launch %.0f ns\n", launch);
+    const GemmArgs& r = p.terms.repacked;
+    const Point inner = measure(p.terms.inner, {r.M, r.N, r.K, r.lda, r.ldb, r.ldc}, dev, stream);
+    const double launch = std::max(0.0, p.ns - inner.ns - p.terms.moveBytes / k.bytesPerNs);
+    k.costs[size_t(repack)] = {0, launch, 0, 1};
+    j["candidates"]["repack"] = {{"points", {point_json(p), point_json(inner)}},
+                                 {"inner", rung30::candidate_name(p.terms.inner)}, {"launch_ns", launch}};
+    std::printf("  repack       launch %.0f ns (%s on the copies: %.0f ns of %.0f)\n", launch,
+                rung30::candidate_name(p.terms.inner), inner.ns, p.ns);
   }
 
   j["bytes_per_ns"] = k.bytesPerNs;
@@ -167,7 +184,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   std::ostringstream costs;
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const rung30::Cost& x = k.costs[size_t(c)];
-    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << "}";
+    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << "}";
   }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
