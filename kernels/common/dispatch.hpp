@@ -21,6 +21,7 @@ struct Terms {
   // the busiest stream-K block adds one after another in its fix-ups.
   double slabs = 0;
   double shareSlabs = 0;
+  double shareUnits = 0;  // the units (pieces of tiles, each its own pipeline) of the busiest share
   double fixups = 0;
   // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned), or
   // checks bounds in every slab of every tile (K is not a multiple of the slab).
@@ -41,7 +42,7 @@ struct Terms {
 // The measured constants (kernels/tuned/dispatch_sm_<arch>.cuh) as values, so that the calibration
 // can predict with the constants it has just measured.
 struct Cost {
-  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1;
+  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0;
 };
 struct Constants {
   std::vector<Cost> costs;  // per candidate

@@ -584,6 +584,10 @@ Terms model_terms(int c, const GemmArgs& a) {
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
     t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
     t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
+    for (int b = 0; b < p.skBlocks; ++b) {  // units: the tiles a share touches
+      const int64_t first = p.sched.sk_begin(b, p.skBlocks), end = p.sched.sk_begin(b + 1, p.skBlocks);
+      if (end > first) t.shareUnits = std::max(t.shareUnits, double((end - 1) / p.sched.kTiles - first / p.sched.kTiles + 1));
+    }
   } else {
     t.slabs = p.slabTimes;
   }
@@ -595,7 +599,7 @@ Terms model_terms(int c, const GemmArgs& a) {
 
 Constants measured_constants() {
   Constants k;
-  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share});
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns});
   k.bytesPerNs = tuned::kBytesPerNs;
   k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
   k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
@@ -615,8 +619,8 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) {
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, k) + moved;
   const double slab = cost.slab_ns * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
   const double gemv = std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs);
-  return std::max(t.minBytes / k.bytesPerNs, (t.slabs + t.shareSlabs * cost.share) * slab + t.fixups * cost.fixup_ns + gemv) +
-         moved;
+  const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;
+  return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 
 double predict_ns(int c, const GemmArgs& a) {

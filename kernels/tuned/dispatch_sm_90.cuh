@@ -5,7 +5,7 @@
 namespace sgemm::tuned {
 
 // In the order of the dispatch rung's candidates: capstone, few_rows, few_cols, small, split_k, split_k_rows, gemv, repack.
-constexpr DispatchCost kDispatchCosts[] = {{5257.33, 4918.67, 971.004, 1.35}, {4342.37, 6025.63, 909.897, 1.35}, {2973.75, 4466.25, 742.058, 1.35}, {2461.3, 2706.7, 674.746, 1.35}, {3305.77, 12996.8, 0, 1}, {5826.1, 15879.1, 0, 1}, {0, 8362.97, 0, 1}, {0, 27100.6, 0, 1}};
+constexpr DispatchCost kDispatchCosts[] = {{5257.33, 4918.67, 971.004, 1.35, 0}, {4342.37, 6025.63, 909.897, 1.35, 0}, {2973.75, 4466.25, 742.058, 1.35, 0}, {2461.3, 2706.7, 674.746, 1.35, 0}, {3305.77, 12996.8, 0, 1, 0}, {5826.1, 15879.1, 0, 1, 0}, {0, 8362.97, 0, 1, 0}, {0, 27100.6, 0, 1, 0}};
 // Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction
 // and the rate of split-K's reduction and of repack's copies).
 constexpr double kBytesPerNs = 3846.06;

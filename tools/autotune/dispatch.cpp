@@ -53,7 +53,7 @@ int index_of(const std::string& name) {
 }
 
 nlohmann::json point_json(const Point& p) {
-  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs},
+  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs}, {"share_units", p.terms.shareUnits},
           {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}};
 }
 
@@ -99,32 +99,39 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point f = measure(gemv, {32, 16384, 8192}, dev, stream);
     k.bytesPerNs = 1.0 / perByte;
     k.gemvFlopsPerNs = f.terms.gemvFlops / std::max(1.0, f.ns - launch);
-    k.costs[size_t(gemv)] = {0, launch, 0, 1};
+    k.costs[size_t(gemv)] = {0, launch, 0, 1, 0};
     j["candidates"]["gemv"] = {{"points", {point_json(a), point_json(b), point_json(f)}}, {"launch_ns", launch}};
     std::printf("  gemv         %.4g bytes per ns, %.4g FLOPs per ns, launch %.0f ns\n", k.bytesPerNs, k.gemvFlopsPerNs,
                 launch);
   }
 
-  // Tiles: four problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns + fixups *
-  // fixup_ns: a tiny one (one slab of one tile), one that fills the GPU many times with whole
-  // tiles, one tile over a long K (stream-K cuts it into many shares, so its fix-up adds many
-  // partial tiles), and 32 tiles over K = 8192 (every slab in a share, few fix-ups).
+  // Tiles: five problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns +
+  // shareUnits * unit_ns + fixups * fixup_ns: a tiny one (one slab of one tile), one that fills
+  // the GPU many times with whole tiles, one tile over a long K (stream-K cuts it into many
+  // shares, so its fix-up adds many partial tiles), and 32 tiles over K = 8192 and K = 2048 (every
+  // slab in a share, few fix-ups; long and short shares).
   for (const char* name : {"capstone", "few_rows", "few_cols", "small"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
-    const Point pts[4] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
+    const Point pts[5] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
                           measure(c, {t.first, t.second, 65536}, dev, stream),
-                          measure(c, {2 * t.first, 16 * t.second, 8192}, dev, stream)};
+                          measure(c, {2 * t.first, 16 * t.second, 8192}, dev, stream),
+                          measure(c, {2 * t.first, 16 * t.second, 2048}, dev, stream)};
     std::vector<std::vector<double>> m;
     std::vector<double> ns;
-    for (const Point& p : pts) m.push_back({p.terms.slabs, 1.0, p.terms.fixups, p.terms.shareSlabs}), ns.push_back(p.ns);
-    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns
+    nlohmann::json points = nlohmann::json::array();
+    for (const Point& p : pts) {
+      m.push_back({p.terms.slabs, 1.0, p.terms.fixups, p.terms.shareSlabs, p.terms.shareUnits});
+      ns.push_back(p.ns);
+      points.push_back(point_json(p));
+    }
+    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns
     const double share = x[3] / x[0];
-    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share};
-    j["candidates"][name] = {{"points", {point_json(pts[0]), point_json(pts[1]), point_json(pts[2]), point_json(pts[3])}},
-                             {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]}, {"share", share}};
-    std::printf("  %-12s %.4g ns per slab (x%.3g in a share), launch %.0f ns, %.4g ns per fix-up partial\n", name, x[0],
-                share, x[1], x[2]);
+    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
+    j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
+                             {"share", share}, {"unit_ns", x[4]}};
+    std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit), launch %.0f ns, %.4g ns per fix-up partial\n",
+                name, x[0], share, x[4], x[1], x[2]);
   }
 
   // Split-K, on each of its tiles: two problems it splits into one wave of blocks, one tile over a
@@ -137,7 +144,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point p = measure(c, {t.first, t.second, 65536}, dev, stream), q = measure(c, {128, 4096, 4096}, dev, stream);
     const double np = p.ns - p.terms.moveBytes / k.bytesPerNs, nq = q.ns - q.terms.moveBytes / k.bytesPerNs;
     const double slab = (nq - np) / (q.terms.slabs - p.terms.slabs), launch = std::max(0.0, np - slab * p.terms.slabs);
-    k.costs[size_t(c)] = {slab, launch, 0, 1};
+    k.costs[size_t(c)] = {slab, launch, 0, 1, 0};
     j["candidates"][name] = {{"points", {point_json(p), point_json(q)}}, {"slab_ns", slab}, {"launch_ns", launch}};
     std::printf("  %-12s %.4g ns per slab, launch %.0f ns\n", name, slab, launch);
   }
@@ -148,7 +155,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   {
     auto factor = [&](const Point& p) {
       const rung30::Cost& c = k.costs[size_t(capstone)];
-      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns) / ((p.terms.slabs + p.terms.shareSlabs * c.share) * c.slab_ns);
+      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns - p.terms.shareUnits * c.unit_ns) /
+             ((p.terms.slabs + p.terms.shareSlabs * c.share) * c.slab_ns);
     };
     const Point u = measure(capstone, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
     k.unalignedSlabFactor = factor(u);
@@ -167,7 +175,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const GemmArgs& r = p.terms.repacked;
     const Point inner = measure(p.terms.inner, {r.M, r.N, r.K, r.lda, r.ldb, r.ldc}, dev, stream);
     const double launch = std::max(0.0, p.ns - inner.ns - p.terms.moveBytes / k.bytesPerNs);
-    k.costs[size_t(repack)] = {0, launch, 0, 1};
+    k.costs[size_t(repack)] = {0, launch, 0, 1, 0};
     j["candidates"]["repack"] = {{"points", {point_json(p), point_json(inner)}},
                                  {"inner", rung30::candidate_name(p.terms.inner)}, {"launch_ns", launch}};
     std::printf("  repack       launch %.0f ns (%s on the copies: %.0f ns of %.0f)\n", launch,
@@ -184,7 +192,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   std::ostringstream costs;
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const rung30::Cost& x = k.costs[size_t(c)];
-    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << "}";
+    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
+          << x.unit_ns << "}";
   }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
