@@ -1,19 +1,19 @@
-// Dispatch model constants for sm_90: estimates from an earlier calibration, to be replaced by
-// `sgemm_autotune --dispatch` on the GPU (docs/rungs/30_auto.md). Do not edit by hand.
+// Dispatch model constants for sm_90, measured by `sgemm_autotune --dispatch` on NVIDIA H200 (2026-11-24).
+// Do not edit by hand: rerun it on the GPU (docs/rungs/30_auto.md).
 #pragma once
 
 namespace sgemm::tuned {
 
 // In the order of the dispatch rung's candidates: capstone, few_rows, few_cols, small, split_k, split_k_rows, gemv, repack.
-constexpr DispatchCost kDispatchCosts[] = {{5257.33, 4918.67, 971.004, 1.35, 0}, {4342.37, 6025.63, 909.897, 1.35, 0}, {2973.75, 4466.25, 742.058, 1.35, 0}, {2461.3, 2706.7, 674.746, 1.35, 0}, {3305.77, 12996.8, 0, 1, 0}, {5826.1, 15879.1, 0, 1, 0}, {0, 8362.97, 0, 1, 0}, {0, 27100.6, 0, 1, 0}};
+constexpr DispatchCost kDispatchCosts[] = {{5254.76, 4793.24, 957.125, 1.14182, 9786.88}, {4316.62, 5539.38, 911.184, 1.5076, 696.413}, {2970.53, 4341.47, 750.375, 1.01755, 5968.57}, {2475.75, 2676.25, 675.578, 1.10943, 2198.62}, {3284.99, 13321.4, 0, 1, 0}, {5855.26, 15530, 0, 1, 0}, {0, 8492.47, 0, 1, 0}, {0, 22361.9, 0, 1, 0}};
 // Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction
 // and the rate of split-K's reduction and of repack's copies).
-constexpr double kBytesPerNs = 3846.06;
+constexpr double kBytesPerNs = 4444.39;
 // GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).
-constexpr double kGemvFlopsPerNs = 11868.2;
+constexpr double kGemvFlopsPerNs = 17158.9;
 // What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),
 // as multiples of an aligned whole-tile slab.
-constexpr double kUnalignedSlabFactor = 1.14169;
-constexpr double kKTailSlabFactor = 1.05367;
+constexpr double kUnalignedSlabFactor = 1.14228;
+constexpr double kKTailSlabFactor = 1.05513;
 
 }  // namespace sgemm::tuned
