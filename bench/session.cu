@@ -20,6 +20,10 @@ RowCounters counters_for(const Rung& r, const Shape& s) {
   c.M = s.M;
   c.N = s.N;
   c.K = s.K;
+  const Shape dense = with_default_ld(s);
+  c.lda = dense.lda;
+  c.ldb = dense.ldb;
+  c.ldc = dense.ldc;
   c.fp32_accurate = r.precision.fp32_accurate;
   return c;
 }

@@ -24,6 +24,9 @@ void for_each_counter(Counters& c, F&& f) {
   f("M", c.M, When::kAlways);
   f("N", c.N, When::kAlways);
   f("K", c.K, When::kAlways);
+  f("lda", c.lda, When::kAlways);
+  f("ldb", c.ldb, When::kAlways);
+  f("ldc", c.ldc, When::kAlways);
   f("GFLOPS", c.gflops, When::kAlways);
   f("pct_cublas", c.pct_cublas, When::kAlways);
   f("pct_cublas_lo", c.pct_cublas_lo, When::kAlways);

@@ -22,6 +22,7 @@ inline constexpr const char* kRowNameSuffix = "/iterations:1/manual_time";
 struct RowCounters {
   int rung = 0;
   int64_t M = 0, N = 0, K = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // lda, ldb, ldc: the leading dimensions the row ran with
   double gflops = 0;         // GFLOPS: 2*M*N*K / ms
   double pct_cublas = 0;     // pct_cublas: median over rounds of 100 x cuBLAS's median time / the rung's
   double pct_cublas_lo = 0;  // pct_cublas_lo, _hi: 95% interval of that median (order statistics over rounds)

@@ -115,6 +115,9 @@ class Row:
     remeasured: int | None = None      # times the row was measured again because its clock fell
     repetitions: int = 1               # passes behind the row (sgemm_bench --repetitions)
     label: str = ""                    # what a picking rung (the dispatch rung) ran for the row
+    lda: int | None = None             # the leading dimensions the row ran with (None: not recorded)
+    ldb: int | None = None
+    ldc: int | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -320,7 +323,8 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         pct_cublas_tf32=_number(c.get("pct_cublas_tf32")),
         cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), cublas_ms=_number(c.get("cublas_ms")),
         max_abs_err=_number(c.get("max_abs_err")), remeasured=_integer(c.get("remeasured")),
-        repetitions=max(1, len(passes)), label=str(first.get("label", "")))
+        repetitions=max(1, len(passes)), label=str(first.get("label", "")),
+        lda=_integer(c.get("lda")), ldb=_integer(c.get("ldb")), ldc=_integer(c.get("ldc")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
