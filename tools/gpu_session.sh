@@ -48,7 +48,7 @@ for step in "${steps[@]}"; do
     test)
       run_step test ctest --preset release -j 8 --timeout 900 ;;
     sanitize)
-      run_step sanitize tools/sanitize.sh all build/release/tests/gpu_tests ;;
+      run_step sanitize env SANITIZE_JOBS=${SANITIZE_JOBS:-8} tools/sanitize.sh all build/release/tests/gpu_tests ;;
     bench)
       run_step bench "$bench" --sizes 4096,8192 --json "$out/bench.json" ;;
     tune)
@@ -66,7 +66,8 @@ for step in "${steps[@]}"; do
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
       run_step suite "$bench" --kernel 0,15,auto --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
     python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network
-      run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps . &&
+      run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps \
+        --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=native . &&
         python3 -m pytest -q tests/python' ;;
     soak)
       run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;

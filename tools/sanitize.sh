@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over every rung at small ragged shapes.
 #   tools/sanitize.sh [memcheck|racecheck|synccheck|initcheck|all] [path/to/gpu_tests]
+#   SANITIZE_JOBS=N: split the tests into N GoogleTest shards, one sanitizer process each, run at
+#   once (the tools are CPU-bound: racecheck over every rung takes many minutes in one process).
 # Exit 0: zero reports. Exit 77 (ctest: skipped): no GPU or no compute-sanitizer here.
 set -u
 tool=${1:-all}
@@ -25,8 +27,15 @@ for t in "${tools[@]}"; do
     memcheck) extra=(--leak-check full) ;;
     initcheck) filter='*SanitizerRagged*' ;;  # cuBLAS's own workspace reads are outside our control
   esac
-  echo "== compute-sanitizer --tool $t ($filter)"
-  compute-sanitizer --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
-    "$tests" --gtest_filter="$filter" --gtest_brief=1 || status=1
+  jobs=${SANITIZE_JOBS:-1}
+  echo "== compute-sanitizer --tool $t ($filter, $jobs shard(s))"
+  pids=()
+  for ((shard = 0; shard < jobs; shard++)); do
+    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard \
+      compute-sanitizer --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
+      "$tests" --gtest_filter="$filter" --gtest_brief=1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 done
 exit $status

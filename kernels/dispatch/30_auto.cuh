@@ -215,6 +215,8 @@ __global__ void __launch_bounds__(kRepackThreads) sgemm_30_repack(RepackJob firs
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -628,8 +630,8 @@ double predict_ns(int c, const GemmArgs& a) {
   return predict_ns(c, a, k);
 }
 
-// The candidate the model picks for these arguments (direct_only: not repack).
-size_t choose(const GemmArgs& a, bool direct_only) {
+// The candidate the model picks for these arguments (direct_only: not repack), without a cache.
+size_t choose_uncached(const GemmArgs& a, bool direct_only) {
   size_t best = 0;
   double bestNs = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < candidates().size(); ++c) {
@@ -637,6 +639,30 @@ size_t choose(const GemmArgs& a, bool direct_only) {
     if (const double ns = predict_ns(int(c), a); ns < bestNs) best = c, bestNs = ns;
   }
   return best;
+}
+
+// The same, remembered per device and per everything the model reads (sizes, leading dimensions,
+// which operands are 16-byte aligned, beta == 0): the model evaluates every candidate's plan, tens
+// of microseconds of host time that a GEMV of 20 microseconds must not pay at every call.
+size_t choose(const GemmArgs& a, bool direct_only) {
+  using Key = std::array<int64_t, 9>;
+  static std::mutex mutex;
+  static std::map<Key, size_t> cache;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return choose_uncached(a, direct_only);
+  auto aligned = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) % 16 == 0); };
+  const Key key{a.M, a.N, a.K, a.lda, a.ldb, a.ldc,
+                aligned(a.A) | aligned(a.B) << 1 | aligned(a.C) << 2 | int64_t(a.beta == 0) << 3,
+                int64_t(direct_only), int64_t(device)};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  const size_t c = choose_uncached(a, direct_only);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= 4096) cache.clear();  // bounded: a long-running caller with ever new shapes
+  cache.emplace(key, c);
+  return c;
 }
 
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
