@@ -49,7 +49,7 @@ def mm(a, b, *, rung="auto", alpha=1.0, beta=0.0, out=None):
 
     Raises LadderArgumentError (a ValueError) for bad arguments before any GPU work, and
     LadderError with the library's status text and detail when the library refuses, e.g. a rung
-    that needs 16-byte aligned rows.
+    this GPU cannot run (its shared memory or registers) or a size past 32-bit indexing.
     """
     if isinstance(rung, bool) or not isinstance(rung, (int, str)):
         raise LadderArgumentError(f"rung must be an id, a slug or 'auto', got {rung!r}")
