@@ -39,93 +39,146 @@
 
 namespace sgemm::rung30 {
 
-constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once
-constexpr int kGemvUnroll = 8;         // loads of B in flight per thread
+constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
+constexpr int kGemvRound = 8;          // rows of B a lane loads before it uses them (a multiple of 4)
+constexpr int kGemvWarps = 8;          // warps of a GEMV block, splitting its K range
 constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
-// Warps of a GEMV block (splitting its K range): as many as the registers of MT accumulators allow.
+static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0, "rounds of whole float4 A reads");
+// Columns of C per lane: four (one 16-byte load per row of B) where B's rows are 16-byte aligned and
+// MT rows of four accumulators fit in registers, one otherwise.
 template <int MT>
-constexpr int gemv_warps() { return MT <= 8 ? 32 : MT <= 16 ? 16 : 8; }
+constexpr int gemv_vec() { return MT <= 8 ? kVecWidth : 1; }
 
-// One chunk of k steps [kc, kc + steps) for the lane's column: B read once, A's values for the
-// chunk staged by the warp in shared memory (read back as broadcasts). kFull: a whole chunk.
-template <int MT, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT], const float (&sA)[MT][kGemvChunk], const float* b,
-                                           int ldb, int steps) {
+// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b`, the lane's VW columns.
+// kFull: all of the chunk's 32 rows exist (else zero past `steps`); kWhole: all VW columns exist
+// (else zero past `valid`).
+template <int VW, bool kFull, bool kWhole>
+__device__ __forceinline__ void gemv_load(float (&v)[kGemvRound][VW], const float* b, int ldb, int j, int steps,
+                                          int valid) {
 #pragma unroll
-  for (int j = 0; j < kGemvChunk; j += kGemvUnroll) {
-    if (!kFull && j >= steps) break;
-    float v[kGemvUnroll];  // the loads first, so that kGemvUnroll of them are in flight
+  for (int u = 0; u < kGemvRound; ++u) {
+    const float* row = b + int64_t(j + u) * ldb;
+    const bool in = kFull || j + u < steps;
+    if (VW == kVecWidth && kWhole) {
+      const float4 f = in ? load_f4(row) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      v[u][0] = f.x, v[u][VW > 1 ? 1 : 0] = f.y, v[u][VW > 2 ? 2 : 0] = f.z, v[u][VW > 3 ? 3 : 0] = f.w;
+    } else {
 #pragma unroll
-    for (int u = 0; u < kGemvUnroll; ++u) v[u] = (kFull || j + u < steps) ? b[int64_t(j + u) * ldb] : 0.0f;
-#pragma unroll
-    for (int u = 0; u < kGemvUnroll; ++u)
-#pragma unroll
-      for (int m = 0; m < MT; ++m) acc[m] += sA[m][j + u] * v[u];
+      for (int c = 0; c < VW; ++c) v[u][c] = (in && (kWhole || c < valid)) ? row[c] : 0.0f;
+    }
   }
 }
 
-// C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
-// columns and K range y of gridDim.y; its warps (up to gemv_warps<MT>) split that range and stage
-// A's values for 32 k steps at a time in shared memory, so that B is read once and A's reads are
-// broadcasts. The warps' sums meet in shared memory and are added in warp order; thread (w, lane)
-// adds and writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block
-// writes its partial sums to W, and the last block of a column group to arrive (a ticket) adds
-// them in block order and writes C: deterministic either way. Scalar accesses throughout: any
-// leading dimension and any 4-byte-aligned pointer.
-template <int MT>
-__global__ void __launch_bounds__(gemv_warps<MT>() * kWarpSize)
+// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc. A's values for the
+// chunk are staged in sA (one k per lane), their loads in flight together with B's first round.
+template <int MT, int VW, bool kFull, bool kWhole>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][VW], float (&sA)[MT][kWarpSize * VW], const float* A,
+                                           int lda, int M, int kc, int steps, const float* b, int ldb, int valid) {
+  const int lane = threadIdx.x % kWarpSize;
+  float v[kGemvRound][VW];
+  gemv_load<VW, kFull, kWhole>(v, b, ldb, 0, steps, valid);
+  float a[MT];
+#pragma unroll
+  for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
+#pragma unroll
+  for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < kGemvChunk; j += kGemvRound) {
+    if (!kFull && j >= steps) break;
+    if (j > 0) gemv_load<VW, kFull, kWhole>(v, b, ldb, j, steps, valid);
+#pragma unroll
+    for (int u = 0; u < kGemvRound; u += kVecWidth)
+#pragma unroll
+      for (int m = 0; m < MT; ++m) {
+        const float4 a4 = load_f4(&sA[m][j + u]);  // a broadcast: every lane reads the same address
+#pragma unroll
+        for (int c = 0; c < VW; ++c) {
+          acc[m][c] += a4.x * v[u][c];
+          acc[m][c] += a4.y * v[u + 1][c];
+          acc[m][c] += a4.z * v[u + 2][c];
+          acc[m][c] += a4.w * v[u + 3][c];
+        }
+      }
+  }
+  __syncwarp();  // the next chunk overwrites sA
+}
+
+// C (M x N, M <= MT) = alpha * A * B + beta * C. A lane owns VW adjacent columns of C; block (x, y)
+// covers 32 * VW columns and K range y of gridDim.y, split among its warps. A warp walks its range
+// in chunks of 32 k steps: it stages A's values of the chunk in shared memory (one k per lane, its
+// loads in flight together with the chunk's first rows of B), then reads B in rounds of 8 rows and
+// A's values as float4 broadcasts of 4 k steps, so that B is read once and one shared-memory read
+// feeds 4 * VW FFMAs. The warps' sums meet in shared memory and are added in warp order; thread
+// (w, lane) adds and writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each
+// block writes its partial sums to W, and the last block of a column group to arrive (a ticket)
+// adds them in block order and writes C: deterministic either way. VW = 4 needs B's rows 16-byte
+// aligned; A and C are read and written element by element (any leading dimension and pointer).
+template <int MT, int VW>
+__global__ void __launch_bounds__(kGemvWarps * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ float sWarp[gemv_warps<MT>()][MT][kGemvChunk];  // per warp: staged A values, then its sums
+  constexpr int kCols = kWarpSize * VW;
+  __shared__ __align__(16) float sWarp[kGemvWarps][MT][kCols];  // per warp: A's values [m][k], then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col = blockIdx.x * kWarpSize + lane;
+  const int col = blockIdx.x * kCols + lane * VW, valid = N - col;  // valid <= 0: no column of C
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
-  float(&sA)[MT][kGemvChunk] = sWarp[warp];
-  float acc[MT] = {};
+  float(&sA)[MT][kCols] = sWarp[warp];
+  float acc[MT][VW] = {};
+  const bool whole = __all_sync(~0u, valid >= VW);  // the warp's columns all inside C (the same path for all lanes)
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
-#pragma unroll
-    for (int m = 0; m < MT; ++m)
-      sA[m][lane] = (m < M && kc + lane < k1) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
-    __syncwarp();
+    const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col;
-    if (col < N) {
-      if (kc + kGemvChunk <= k1) gemv_chunk<MT, true>(acc, sA, b, ldb, kGemvChunk);
-      else gemv_chunk<MT, false>(acc, sA, b, ldb, k1 - kc);
+    if (steps == kGemvChunk) {
+      if (whole) gemv_chunk<MT, VW, true, true>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
+      else gemv_chunk<MT, VW, true, false>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
+    } else {
+      if (whole) gemv_chunk<MT, VW, false, true>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
+      else gemv_chunk<MT, VW, false, false>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
     }
-    __syncwarp();  // the next chunk overwrites sA
   }
 #pragma unroll
-  for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int c = 0; c < VW; ++c) sA[m][lane * VW + c] = acc[m][c];
   __syncthreads();
-  auto warp_sum = [&](int m) {
+  auto warp_sum = [&](int m, int c) {
     float sum = 0.0f;
-    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
+    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane * VW + c];
     return sum;
   };
   if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
-    if (col < N)
-      for (int m = warp; m < M; m += warps) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, warp_sum(m));
+    for (int m = warp; m < M; m += warps)
+#pragma unroll
+      for (int c = 0; c < VW; ++c)
+        if (c < valid) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col + c, warp_sum(m, c));
     __threadfence();
     __syncthreads();
     __shared__ bool last;
     if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
     __syncthreads();
-    if (!last || col >= N) return;
-    for (int m = warp; m < M; m += warps) {
-      float sum = 0.0f;
-      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
-      float* c = C + int64_t(m) * ldc + col;
-      *c = epilogue(alpha, sum, beta, c);
-    }
+    if (!last) return;
+    for (int m = warp; m < M; m += warps)
+#pragma unroll
+      for (int c = 0; c < VW; ++c) {
+        if (c >= valid) continue;
+        float sum = 0.0f;
+#pragma unroll 8
+        for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col + c);
+        float* out = C + int64_t(m) * ldc + col + c;
+        *out = epilogue(alpha, sum, beta, out);
+      }
     return;
   }
-  if (col >= N) return;
-  for (int m = warp; m < M; m += warps) {
-    float* c = C + int64_t(m) * ldc + col;
-    *c = epilogue(alpha, warp_sum(m), beta, c);
-  }
+  for (int m = warp; m < M; m += warps)
+#pragma unroll
+    for (int c = 0; c < VW; ++c)
+      if (c < valid) {
+        float* out = C + int64_t(m) * ldc + col + c;
+        *out = epilogue(alpha, warp_sum(m, c), beta, out);
+      }
 }
 
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
@@ -393,29 +446,35 @@ int device_sms() {
   return sms;
 }
 
-// GEMV's launch: warps per block (each warp at least two chunks of k steps where K allows, up to
-// gemv_warps<MT>), and K split over blocks where the column groups alone give fewer than 32 warps
-// per SM (too few loads in flight to keep memory busy).
+// GEMV's launch: warps per block (each at least one chunk of k steps, up to kGemvWarps), and K
+// split over blocks until the warps the chip holds at once are all given work (one SM's few column
+// groups would leave most SMs without loads in flight), each warp keeping at least one chunk.
 struct GemvGrid {
-  int warps = 1, splits = 1;
+  int warps = 1, splits = 1, kPerBlock = 0;
+  unsigned colBlocks = 0;
 };
-template <int MT>
-GemvGrid gemv_grid(const GemmArgs& a, int sms) {
-  constexpr int kWarpsPerSm = 32;
-  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize);
-  GemvGrid g;
-  g.warps = int(std::clamp<int64_t>(chunks / 2, 1, gemv_warps<MT>()));
-  const int64_t wanted = std::max<int64_t>(1, int64_t(kWarpsPerSm) * sms / (int64_t(g.warps) * colBlocks));
-  const int64_t most = std::max<int64_t>(1, chunks / g.warps);
-  g.splits = int(std::min<int64_t>({wanted, most, 65535}));
-  return g;
+template <int MT, int VW>
+Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
+  KernelInfo info;
+  if (const Status s = prepare(sgemm_30_gemv<MT, VW>, kGemvWarps * kWarpSize, 0, &info, why); s != Status::kOk)
+    return s;
+  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize * VW);
+  g->warps = int(std::clamp<int64_t>(chunks, 1, kGemvWarps));
+  const int64_t resident = int64_t(info.sms) * info.blocks_per_sm * kGemvWarps;
+  const int64_t wanted = std::max<int64_t>(1, resident / (int64_t(g->warps) * colBlocks));
+  const int64_t most = std::max<int64_t>(1, chunks / g->warps);
+  const int64_t chunksPerBlock = ceil_div64(chunks, std::min<int64_t>({wanted, most, 65535}));
+  g->kPerBlock = int(chunksPerBlock * kGemvChunk);
+  g->splits = int(ceil_div64(chunks, chunksPerBlock));  // every block gets k steps
+  g->colBlocks = unsigned(colBlocks);
+  return Status::kOk;
 }
 
-template <int MT>
-Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream) {
-  const GemvGrid gg = gemv_grid<MT>(a, device_sms());
-  const int kPerBlock = ceil_div(int(a.K), gg.splits);
-  const dim3 grid(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(gg.splits));
+template <int MT, int VW>
+Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  GemvGrid gg;
+  if (const Status s = gemv_grid<MT, VW>(a, &gg, why); s != Status::kOk) return s;
+  const dim3 grid(gg.colBlocks, unsigned(gg.splits));
   // With K split: one partial sum per block and element, then one ticket per column group (zeroed).
   void* ws = nullptr;
   float* W = nullptr;
@@ -429,9 +488,9 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream) {
     s = from_cuda(cudaMemsetAsync(tickets, 0, grid.x * sizeof(unsigned), stream));
   }
   if (s == Status::kOk) {
-    sgemm_30_gemv<MT><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda),
-                                                                 a.B, int(a.ldb), a.beta, a.C, int(a.ldc), kPerBlock,
-                                                                 W, tickets);
+    sgemm_30_gemv<MT, VW><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
+                                                                     int(a.lda), a.B, int(a.ldb), a.beta, a.C,
+                                                                     int(a.ldc), gg.kPerBlock, W, tickets);
     s = launch_status();
   }
   if (ws != nullptr)
@@ -439,10 +498,17 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream) {
   return s;
 }
 
-Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string*) {
-  return a.M <= 1 ? launch_gemv_rows<1>(a, stream) : a.M <= 2 ? launch_gemv_rows<2>(a, stream)
-       : a.M <= 4 ? launch_gemv_rows<4>(a, stream) : a.M <= 8 ? launch_gemv_rows<8>(a, stream)
-       : a.M <= 16 ? launch_gemv_rows<16>(a, stream) : launch_gemv_rows<kGemvMaxRows>(a, stream);
+// Four columns a lane where B's rows start on 16-byte boundaries (A and C: any alignment).
+template <int MT>
+Status launch_gemv_vec(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  const bool rows16 = reinterpret_cast<uintptr_t>(a.B) % 16 == 0 && a.ldb % kVecWidth == 0;
+  return rows16 ? launch_gemv_rows<MT, gemv_vec<MT>()>(a, stream, why) : launch_gemv_rows<MT, 1>(a, stream, why);
+}
+
+Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  return a.M <= 1 ? launch_gemv_vec<1>(a, stream, why) : a.M <= 2 ? launch_gemv_vec<2>(a, stream, why)
+       : a.M <= 4 ? launch_gemv_vec<4>(a, stream, why) : a.M <= 8 ? launch_gemv_vec<8>(a, stream, why)
+       : a.M <= 16 ? launch_gemv_vec<16>(a, stream, why) : launch_gemv_vec<kGemvMaxRows>(a, stream, why);
 }
 
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -52,10 +53,13 @@ void check_candidate(int c, const std::vector<harness::Shape>& shapes) {
 }
 
 // Ragged shapes that make each candidate do its own work: split-K splits, repack copies (dense
-// rows whose length is not a multiple of 4, and K tails), stream-K cuts tiles, GEMV splits K.
+// rows whose length is not a multiple of 4, and K tails), stream-K cuts tiles, GEMV splits K and
+// reads B four columns a lane where B's rows are 16-byte aligned (a column block cut by N, N not a
+// multiple of 4 under an aligned ldb, a K tail).
 std::vector<harness::Shape> candidate_shapes() {
   return {{1, 1, 1},    {3, 517, 129}, {31, 33, 4099}, {64, 64, 4096}, {67, 45, 33, 33, 45, 45},
-          {70, 130, 1000, 1003, 133, 131}, {257, 255, 31}, {200, 300, 264}, {17, 70, 2000}};
+          {70, 130, 1000, 1003, 133, 131}, {257, 255, 31}, {200, 300, 264}, {17, 70, 2000},
+          {5, 148, 1000}, {3, 130, 300, 300, 132, 130}, {32, 256, 333}, {8, 512, 4100}};
 }
 }  // namespace
 
@@ -104,25 +108,30 @@ TEST(Dispatch, EveryCandidateOnRaggedShapes) {
 // tools/sanitize.sh runs *SanitizerRagged*: every candidate, forced, under compute-sanitizer.
 TEST(Dispatch, SanitizerRaggedEveryCandidate) {
   for (int c = 0; c < rung30::candidate_count(); ++c)
-    check_candidate(c, {{64, 64, 4096}, {67, 45, 33, 33, 45, 45}, {31, 33, 300}, {257, 255, 31}});
+    check_candidate(c, {{64, 64, 4096}, {67, 45, 33, 33, 45, 45}, {31, 33, 300}, {257, 255, 31}, {5, 148, 1000},
+                        {3, 130, 300, 300, 132, 130}});
 }
 
-TEST(Dispatch, SplitKIsBitwiseDeterministic) {
-  harness::ProblemSpec spec;
-  spec.shape = {64, 70, 8192};
-  spec.beta = 0.5f;
-  harness::Problem p(spec);
-  const GemmArgs a = p.args(0);
-  ASSERT_TRUE(rung30::model_terms(candidate("split_k"), a).runs);
-  const size_t n = size_t(a.M * a.ldc);
-  std::vector<float> first(n), again(n);
-  for (int rep = 0; rep < 3; ++rep) {
-    p.reset_c(0);
-    std::string why;
-    ASSERT_EQ(rung30::launch_candidate(candidate("split_k"), a, nullptr, &why), Status::kOk) << why;
-    SGEMM_CUDA(cudaDeviceSynchronize());
-    SGEMM_CUDA(cudaMemcpy(rep ? again.data() : first.data(), a.C, n * 4, cudaMemcpyDeviceToHost));
-    if (rep) EXPECT_EQ(std::memcmp(first.data(), again.data(), n * 4), 0) << "run " << rep << " differs";
+// The candidates that add partial sums across blocks do it in a fixed order: the same bits on every run.
+TEST(Dispatch, SplitSumsAreBitwiseDeterministic) {
+  for (const auto& [name, shape] : {std::pair<std::string, harness::Shape>{"split_k", {64, 70, 8192}},
+                                    {"gemv", {4, 260, 8192}}, {"gemv", {3, 130, 8000, 8000, 132, 130}}}) {
+    harness::ProblemSpec spec;
+    spec.shape = shape;
+    spec.beta = 0.5f;
+    harness::Problem p(spec);
+    const GemmArgs a = p.args(0);
+    ASSERT_TRUE(rung30::model_terms(candidate(name), a).runs) << name;
+    const size_t n = size_t(a.M * a.ldc);
+    std::vector<float> first(n), again(n);
+    for (int rep = 0; rep < 3; ++rep) {
+      p.reset_c(0);
+      std::string why;
+      ASSERT_EQ(rung30::launch_candidate(candidate(name), a, nullptr, &why), Status::kOk) << name << ": " << why;
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      SGEMM_CUDA(cudaMemcpy(rep ? again.data() : first.data(), a.C, n * 4, cudaMemcpyDeviceToHost));
+      if (rep) EXPECT_EQ(std::memcmp(first.data(), again.data(), n * 4), 0) << name << ": run " << rep << " differs";
+    }
   }
 }
 
