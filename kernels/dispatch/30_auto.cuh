@@ -41,42 +41,32 @@ namespace sgemm::rung30 {
 
 constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
 constexpr int kGemvRound = 8;          // rows of B a lane loads before it uses them (a multiple of 4)
-constexpr int kGemvWarps = 8;          // warps of a GEMV block, splitting its K range
 constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
 static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0, "rounds of whole float4 A reads");
-// Columns of C per lane: four (one 16-byte load per row of B) where B's rows are 16-byte aligned and
-// MT rows of four accumulators fit in registers, one otherwise.
+// Warps of a GEMV block (splitting its K range): as many as MT accumulators (registers) and a
+// warp's staged A values (32 KiB of shared memory a block) allow.
 template <int MT>
-constexpr int gemv_vec() { return MT <= 8 ? kVecWidth : 1; }
+constexpr int gemv_warps() { return MT <= 8 ? 32 : MT <= 16 ? 16 : 8; }
 
-// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b`, the lane's VW columns.
-// kFull: all of the chunk's 32 rows exist (else zero past `steps`); kWhole: all VW columns exist
-// (else zero past `valid`).
-template <int VW, bool kFull, bool kWhole>
-__device__ __forceinline__ void gemv_load(float (&v)[kGemvRound][VW], const float* b, int ldb, int j, int steps,
-                                          int valid) {
+// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b` in the lane's column (zero past
+// `steps` unless kFull, zero for a lane outside C).
+template <bool kFull>
+__device__ __forceinline__ void gemv_round(float (&v)[kGemvRound], const float* b, int ldb, int j, int steps,
+                                           bool col_ok) {
 #pragma unroll
-  for (int u = 0; u < kGemvRound; ++u) {
-    const float* row = b + int64_t(j + u) * ldb;
-    const bool in = kFull || j + u < steps;
-    if (VW == kVecWidth && kWhole) {
-      const float4 f = in ? load_f4(row) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      v[u][0] = f.x, v[u][VW > 1 ? 1 : 0] = f.y, v[u][VW > 2 ? 2 : 0] = f.z, v[u][VW > 3 ? 3 : 0] = f.w;
-    } else {
-#pragma unroll
-      for (int c = 0; c < VW; ++c) v[u][c] = (in && (kWhole || c < valid)) ? row[c] : 0.0f;
-    }
-  }
+  for (int u = 0; u < kGemvRound; ++u) v[u] = (col_ok && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb] : 0.0f;
 }
 
-// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc. A's values for the
-// chunk are staged in sA (one k per lane), their loads in flight together with B's first round.
-template <int MT, int VW, bool kFull, bool kWhole>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][VW], float (&sA)[MT][kWarpSize * VW], const float* A,
-                                           int lda, int M, int kc, int steps, const float* b, int ldb, int valid) {
+// One chunk of a warp: k steps [kc, kc + steps) of the lane's column into acc (kFull: steps = 32).
+// A's values for the chunk are staged in sA (one k per lane), their loads in flight together with
+// B's first round; B is then read in rounds of 8 rows and A's values as float4 broadcasts of 4 k
+// steps (every lane reads the same address), so one shared-memory read feeds 4 FFMAs.
+template <int MT, bool kFull>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
+                                           int M, int kc, int steps, const float* b, int ldb, bool col_ok) {
   const int lane = threadIdx.x % kWarpSize;
-  float v[kGemvRound][VW];
-  gemv_load<VW, kFull, kWhole>(v, b, ldb, 0, steps, valid);
+  float v[kGemvRound];
+  gemv_round<kFull>(v, b, ldb, 0, steps, col_ok);
   float a[MT];
 #pragma unroll
   for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
@@ -86,99 +76,80 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][VW], float (&sA)[MT]
 #pragma unroll
   for (int j = 0; j < kGemvChunk; j += kGemvRound) {
     if (!kFull && j >= steps) break;
-    if (j > 0) gemv_load<VW, kFull, kWhole>(v, b, ldb, j, steps, valid);
+    if (j > 0) gemv_round<kFull>(v, b, ldb, j, steps, col_ok);
 #pragma unroll
     for (int u = 0; u < kGemvRound; u += kVecWidth)
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
-        const float4 a4 = load_f4(&sA[m][j + u]);  // a broadcast: every lane reads the same address
-#pragma unroll
-        for (int c = 0; c < VW; ++c) {
-          acc[m][c] += a4.x * v[u][c];
-          acc[m][c] += a4.y * v[u + 1][c];
-          acc[m][c] += a4.z * v[u + 2][c];
-          acc[m][c] += a4.w * v[u + 3][c];
-        }
+        const float4 a4 = load_f4(&sA[m][j + u]);
+        acc[m] += a4.x * v[u];
+        acc[m] += a4.y * v[u + 1];
+        acc[m] += a4.z * v[u + 2];
+        acc[m] += a4.w * v[u + 3];
       }
   }
   __syncwarp();  // the next chunk overwrites sA
 }
 
-// C (M x N, M <= MT) = alpha * A * B + beta * C. A lane owns VW adjacent columns of C; block (x, y)
-// covers 32 * VW columns and K range y of gridDim.y, split among its warps. A warp walks its range
-// in chunks of 32 k steps: it stages A's values of the chunk in shared memory (one k per lane, its
-// loads in flight together with the chunk's first rows of B), then reads B in rounds of 8 rows and
-// A's values as float4 broadcasts of 4 k steps, so that B is read once and one shared-memory read
-// feeds 4 * VW FFMAs. The warps' sums meet in shared memory and are added in warp order; thread
-// (w, lane) adds and writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each
-// block writes its partial sums to W, and the last block of a column group to arrive (a ticket)
-// adds them in block order and writes C: deterministic either way. VW = 4 needs B's rows 16-byte
-// aligned; A and C are read and written element by element (any leading dimension and pointer).
-template <int MT, int VW>
-__global__ void __launch_bounds__(kGemvWarps * kWarpSize)
+// C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
+// columns and K range y of gridDim.y, split among its warps, each walking its part in chunks of 32
+// k steps (gemv_chunk), so that B is read once. The warps' sums meet in shared memory and are
+// added in warp order; thread (w, lane) adds and writes rows w, w + warps, ... With K split over
+// blocks (gridDim.y > 1), each block writes its partial sums to W, and the last block of a column
+// group to arrive (a ticket) adds them in block order, writes C and sets the ticket back to zero:
+// deterministic either way, and the tickets are zero again after every launch. Scalar accesses
+// throughout: any leading dimension and any 4-byte-aligned pointer.
+template <int MT>
+__global__ void __launch_bounds__(gemv_warps<MT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  constexpr int kCols = kWarpSize * VW;
-  __shared__ __align__(16) float sWarp[kGemvWarps][MT][kCols];  // per warp: A's values [m][k], then its sums
+  __shared__ __align__(16) float sWarp[gemv_warps<MT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col = blockIdx.x * kCols + lane * VW, valid = N - col;  // valid <= 0: no column of C
+  const int col = blockIdx.x * kWarpSize + lane;
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
-  float(&sA)[MT][kCols] = sWarp[warp];
-  float acc[MT][VW] = {};
-  const bool whole = __all_sync(~0u, valid >= VW);  // the warp's columns all inside C (the same path for all lanes)
+  float(&sA)[MT][kGemvChunk] = sWarp[warp];
+  float acc[MT] = {};
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
     const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col;
-    if (steps == kGemvChunk) {
-      if (whole) gemv_chunk<MT, VW, true, true>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
-      else gemv_chunk<MT, VW, true, false>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
-    } else {
-      if (whole) gemv_chunk<MT, VW, false, true>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
-      else gemv_chunk<MT, VW, false, false>(acc, sA, A, lda, M, kc, steps, b, ldb, valid);
-    }
+    if (steps == kGemvChunk) gemv_chunk<MT, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col < N);
+    else gemv_chunk<MT, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col < N);
   }
 #pragma unroll
-  for (int m = 0; m < MT; ++m)
-#pragma unroll
-    for (int c = 0; c < VW; ++c) sA[m][lane * VW + c] = acc[m][c];
+  for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
   __syncthreads();
-  auto warp_sum = [&](int m, int c) {
+  auto warp_sum = [&](int m) {
     float sum = 0.0f;
-    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane * VW + c];
+    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
   if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
-    for (int m = warp; m < M; m += warps)
-#pragma unroll
-      for (int c = 0; c < VW; ++c)
-        if (c < valid) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col + c, warp_sum(m, c));
+    if (col < N)
+      for (int m = warp; m < M; m += warps) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, warp_sum(m));
     __threadfence();
     __syncthreads();
     __shared__ bool last;
     if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
     __syncthreads();
     if (!last) return;
-    for (int m = warp; m < M; m += warps)
-#pragma unroll
-      for (int c = 0; c < VW; ++c) {
-        if (c >= valid) continue;
-        float sum = 0.0f;
+    if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
+    if (col >= N) return;
+    for (int m = warp; m < M; m += warps) {
+      float sum = 0.0f;
 #pragma unroll 8
-        for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col + c);
-        float* out = C + int64_t(m) * ldc + col + c;
-        *out = epilogue(alpha, sum, beta, out);
-      }
+      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+      float* c = C + int64_t(m) * ldc + col;
+      *c = epilogue(alpha, sum, beta, c);
+    }
     return;
   }
-  for (int m = warp; m < M; m += warps)
-#pragma unroll
-    for (int c = 0; c < VW; ++c)
-      if (c < valid) {
-        float* out = C + int64_t(m) * ldc + col + c;
-        *out = epilogue(alpha, warp_sum(m, c), beta, out);
-      }
+  if (col >= N) return;
+  for (int m = warp; m < M; m += warps) {
+    float* c = C + int64_t(m) * ldc + col;
+    *c = epilogue(alpha, warp_sum(m), beta, c);
+  }
 }
 
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
@@ -271,6 +242,7 @@ __global__ void __launch_bounds__(kRepackThreads) sgemm_30_repack(RepackJob firs
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dispatch.hpp"
@@ -446,21 +418,24 @@ int device_sms() {
   return sms;
 }
 
-// GEMV's launch: warps per block (each at least one chunk of k steps, up to kGemvWarps), and K
-// split over blocks until the warps the chip holds at once are all given work (one SM's few column
-// groups would leave most SMs without loads in flight), each warp keeping at least one chunk.
+// GEMV's launch: warps per block (each at least one chunk of k steps, up to gemv_warps<MT>), and
+// K split over blocks until 32 warps a SM have work (a few column groups alone would leave SMs
+// without loads in flight), each warp keeping at least one chunk. 32, not every warp an SM can
+// hold: past that, a split adds more than its loads gain (H200, 1 x 4096 x 4096: 95% of cuBLAS
+// unsplit, 89% split in two to fill 64 warps a SM).
 struct GemvGrid {
   int warps = 1, splits = 1, kPerBlock = 0;
   unsigned colBlocks = 0;
 };
-template <int MT, int VW>
+template <int MT>
 Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
+  constexpr int kWarpsPerSm = 32;
   KernelInfo info;
-  if (const Status s = prepare(sgemm_30_gemv<MT, VW>, kGemvWarps * kWarpSize, 0, &info, why); s != Status::kOk)
+  if (const Status s = prepare(sgemm_30_gemv<MT>, gemv_warps<MT>() * kWarpSize, 0, &info, why); s != Status::kOk)
     return s;
-  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize * VW);
-  g->warps = int(std::clamp<int64_t>(chunks, 1, kGemvWarps));
-  const int64_t resident = int64_t(info.sms) * info.blocks_per_sm * kGemvWarps;
+  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize);
+  g->warps = int(std::clamp<int64_t>(chunks, 1, gemv_warps<MT>()));
+  const int64_t resident = int64_t(info.sms) * std::min(kWarpsPerSm, info.blocks_per_sm * gemv_warps<MT>());
   const int64_t wanted = std::max<int64_t>(1, resident / (int64_t(g->warps) * colBlocks));
   const int64_t most = std::max<int64_t>(1, chunks / g->warps);
   const int64_t chunksPerBlock = ceil_div64(chunks, std::min<int64_t>({wanted, most, 65535}));
@@ -470,27 +445,66 @@ Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
   return Status::kOk;
 }
 
-template <int MT, int VW>
+// GEMV's tickets (one per column group, zero before a launch) without a memset launch: the last
+// block of a column group sets its ticket back to zero, so a buffer kept per device and per stream
+// (by the stream's unique id: launches on one stream never overlap) stays zero from one launch to
+// the next. Zeroed once, by a memset on the stream itself. nullptr (then the caller zeroes tickets in
+// the workspace with a memset) for a stream being captured into a graph, whose replays may run
+// beside other work on the same stream's buffer, and for grids wider than the kept buffer.
+constexpr unsigned kKeptTickets = 4096;
+unsigned* kept_tickets(cudaStream_t stream, unsigned needed) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  int device = 0;
+  if (needed > kKeptTickets || cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+      capture != cudaStreamCaptureStatusNone || cudaStreamGetId(stream, &id) != cudaSuccess ||
+      cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  static std::mutex mutex;
+  static std::map<std::pair<int, unsigned long long>, unsigned*> kept;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = kept.find({device, id}); it != kept.end()) return it->second;
+  void* p = nullptr;
+  if (cudaMalloc(&p, kKeptTickets * sizeof(unsigned)) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  if (cudaMemsetAsync(p, 0, kKeptTickets * sizeof(unsigned), stream) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(p);
+    return nullptr;
+  }
+  kept.emplace(std::make_pair(device, id), static_cast<unsigned*>(p));
+  return static_cast<unsigned*>(p);
+}
+
+template <int MT>
 Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   GemvGrid gg;
-  if (const Status s = gemv_grid<MT, VW>(a, &gg, why); s != Status::kOk) return s;
+  if (const Status s = gemv_grid<MT>(a, &gg, why); s != Status::kOk) return s;
   const dim3 grid(gg.colBlocks, unsigned(gg.splits));
-  // With K split: one partial sum per block and element, then one ticket per column group (zeroed).
+  // With K split: one partial sum per block and element, and one ticket per column group.
   void* ws = nullptr;
   float* W = nullptr;
   unsigned* tickets = nullptr;
   Status s = Status::kOk;
   if (gg.splits > 1) {
     const size_t partialBytes = size_t(gg.splits) * size_t(a.M) * size_t(a.N) * sizeof(float);
-    if (s = workspace_alloc(partialBytes + grid.x * sizeof(unsigned), stream, &ws); s != Status::kOk) return s;
+    tickets = kept_tickets(stream, grid.x);
+    const size_t ticketBytes = tickets == nullptr ? grid.x * sizeof(unsigned) : 0;
+    if (s = workspace_alloc(partialBytes + ticketBytes, stream, &ws); s != Status::kOk) return s;
     W = static_cast<float*>(ws);
-    tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
-    s = from_cuda(cudaMemsetAsync(tickets, 0, grid.x * sizeof(unsigned), stream));
+    if (tickets == nullptr) {
+      tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
+      s = from_cuda(cudaMemsetAsync(tickets, 0, ticketBytes, stream));
+    }
   }
   if (s == Status::kOk) {
-    sgemm_30_gemv<MT, VW><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
-                                                                     int(a.lda), a.B, int(a.ldb), a.beta, a.C,
-                                                                     int(a.ldc), gg.kPerBlock, W, tickets);
+    sgemm_30_gemv<MT><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
+                                                                 int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc),
+                                                                 gg.kPerBlock, W, tickets);
     s = launch_status();
   }
   if (ws != nullptr)
@@ -498,17 +512,10 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
   return s;
 }
 
-// Four columns a lane where B's rows start on 16-byte boundaries (A and C: any alignment).
-template <int MT>
-Status launch_gemv_vec(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  const bool rows16 = reinterpret_cast<uintptr_t>(a.B) % 16 == 0 && a.ldb % kVecWidth == 0;
-  return rows16 ? launch_gemv_rows<MT, gemv_vec<MT>()>(a, stream, why) : launch_gemv_rows<MT, 1>(a, stream, why);
-}
-
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return a.M <= 1 ? launch_gemv_vec<1>(a, stream, why) : a.M <= 2 ? launch_gemv_vec<2>(a, stream, why)
-       : a.M <= 4 ? launch_gemv_vec<4>(a, stream, why) : a.M <= 8 ? launch_gemv_vec<8>(a, stream, why)
-       : a.M <= 16 ? launch_gemv_vec<16>(a, stream, why) : launch_gemv_vec<kGemvMaxRows>(a, stream, why);
+  return a.M <= 1 ? launch_gemv_rows<1>(a, stream, why) : a.M <= 2 ? launch_gemv_rows<2>(a, stream, why)
+       : a.M <= 4 ? launch_gemv_rows<4>(a, stream, why) : a.M <= 8 ? launch_gemv_rows<8>(a, stream, why)
+       : a.M <= 16 ? launch_gemv_rows<16>(a, stream, why) : launch_gemv_rows<kGemvMaxRows>(a, stream, why);
 }
 
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------

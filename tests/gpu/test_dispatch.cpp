@@ -53,9 +53,8 @@ void check_candidate(int c, const std::vector<harness::Shape>& shapes) {
 }
 
 // Ragged shapes that make each candidate do its own work: split-K splits, repack copies (dense
-// rows whose length is not a multiple of 4, and K tails), stream-K cuts tiles, GEMV splits K and
-// reads B four columns a lane where B's rows are 16-byte aligned (a column block cut by N, N not a
-// multiple of 4 under an aligned ldb, a K tail).
+// rows whose length is not a multiple of 4, and K tails), stream-K cuts tiles, GEMV splits K (column
+// blocks cut by N, K tails, every row count of its instances).
 std::vector<harness::Shape> candidate_shapes() {
   return {{1, 1, 1},    {3, 517, 129}, {31, 33, 4099}, {64, 64, 4096}, {67, 45, 33, 33, 45, 45},
           {70, 130, 1000, 1003, 133, 131}, {257, 255, 31}, {200, 300, 264}, {17, 70, 2000},
