@@ -462,10 +462,17 @@ unsigned* kept_tickets(cudaStream_t stream, unsigned needed) {
     cudaGetLastError();
     return nullptr;
   }
-  static std::mutex mutex;
-  static std::map<std::pair<int, unsigned long long>, unsigned*> kept;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = kept.find({device, id}); it != kept.end()) return it->second;
+  // Freed when the program ends: the holder is made after the CUDA runtime, so it goes before it.
+  struct Kept {
+    std::mutex mutex;
+    std::map<std::pair<int, unsigned long long>, unsigned*> buffers;
+    ~Kept() {
+      for (const auto& entry : buffers) cudaFree(entry.second);
+    }
+  };
+  static Kept kept;
+  const std::lock_guard<std::mutex> lock(kept.mutex);
+  if (const auto it = kept.buffers.find({device, id}); it != kept.buffers.end()) return it->second;
   void* p = nullptr;
   if (cudaMalloc(&p, kKeptTickets * sizeof(unsigned)) != cudaSuccess) {
     cudaGetLastError();
@@ -476,7 +483,7 @@ unsigned* kept_tickets(cudaStream_t stream, unsigned needed) {
     cudaFree(p);
     return nullptr;
   }
-  kept.emplace(std::make_pair(device, id), static_cast<unsigned*>(p));
+  kept.buffers.emplace(std::make_pair(device, id), static_cast<unsigned*>(p));
   return static_cast<unsigned*>(p);
 }
 
