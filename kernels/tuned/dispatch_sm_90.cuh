@@ -5,15 +5,15 @@
 namespace sgemm::tuned {
 
 // In the order of the dispatch rung's candidates: capstone, few_rows, few_cols, small, split_k, split_k_rows, gemv, repack.
-constexpr DispatchCost kDispatchCosts[] = {{5254.76, 4793.24, 957.125, 1.14182, 9786.88}, {4316.62, 5539.38, 911.184, 1.5076, 696.413}, {2970.53, 4341.47, 750.375, 1.01755, 5968.57}, {2475.75, 2676.25, 675.578, 1.10943, 2198.62}, {3284.99, 13321.4, 0, 1, 0}, {5855.26, 15530, 0, 1, 0}, {0, 8492.47, 0, 1, 0}, {0, 22361.9, 0, 1, 0}};
+constexpr DispatchCost kDispatchCosts[] = {{5256.58, 4439.42, 967.188, 1.14371, 10918.3}, {4319.17, 5568.83, 916.834, 1.50844, 726.565}, {2971.68, 3956.32, 754.75, 1.01962, 6376.44}, {2478.92, 2641.08, 681.323, 1.10284, 2137.26}, {3277.75, 12911.7, 0, 1, 0}, {5816, 15404.8, 0, 1, 0}, {0, 8021.81, 0, 1, 0}, {0, 21847.7, 0, 1, 0}};
 // Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction
 // and the rate of split-K's reduction and of repack's copies).
-constexpr double kBytesPerNs = 4444.39;
+constexpr double kBytesPerNs = 4493.53;
 // GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).
-constexpr double kGemvFlopsPerNs = 17158.9;
+constexpr double kGemvFlopsPerNs = 22187.8;
 // What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),
 // as multiples of an aligned whole-tile slab.
-constexpr double kUnalignedSlabFactor = 1.14228;
-constexpr double kKTailSlabFactor = 1.05513;
+constexpr double kUnalignedSlabFactor = 1.14477;
+constexpr double kKTailSlabFactor = 1.0557;
 
 }  // namespace sgemm::tuned
