@@ -421,8 +421,7 @@ int device_sms() {
 // GEMV's launch: warps per block (each at least one chunk of k steps, up to gemv_warps<MT>), and
 // K split over blocks until 32 warps a SM have work (a few column groups alone would leave SMs
 // without loads in flight), each warp keeping at least one chunk. 32, not every warp an SM can
-// hold: past that, a split adds more than its loads gain (H200, 1 x 4096 x 4096: 95% of cuBLAS
-// unsplit, 89% split in two to fill 64 warps a SM).
+// hold: past that, a split adds more than its loads gain (measured: docs/rungs/30_auto.md).
 struct GemvGrid {
   int warps = 1, splits = 1, kPerBlock = 0;
   unsigned colBlocks = 0;
