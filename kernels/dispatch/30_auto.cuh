@@ -412,12 +412,6 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 
 // ---- GEMV -------------------------------------------------------------------------------------
 
-int device_sms() {
-  int device = 0, sms = 1;
-  if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  return sms;
-}
-
 // GEMV's launch: warps per block (each at least one chunk of k steps, up to gemv_warps<MT>), and
 // K split over blocks until 32 warps a SM have work (a few column groups alone would leave SMs
 // without loads in flight), each warp keeping at least one chunk. 32, not every warp an SM can
@@ -564,8 +558,11 @@ RepackPlan repack_plan(const GemmArgs& a) {
 // One launch that copies `first` and, where second.dst is set, `second` too.
 Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
   const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
-  const int sms = device_sms(), columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
-  const int wanted = 8 * sms;  // blocks per matrix: a few per SM
+  KernelInfo info;  // the SM count, asked once per device
+  std::string why;
+  if (const Status s = prepare(sgemm_30_repack, kRepackThreads, 0, &info, &why); s != Status::kOk) return s;
+  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
+  const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
   const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
                   unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
                   second.dst != nullptr ? 2u : 1u);
