@@ -3,6 +3,7 @@
 // exits 3 and says there is no driver or no GPU; --version and sgemm_autotune --help work
 // without a driver.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,9 +28,18 @@ std::string slurp(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// A new empty file in the test's temporary folder, named for this run alone (ctest runs these
+// tests as parallel processes: a fixed name would mix their outputs).
+std::string temp_file(const char* stem) {
+  std::string path = ::testing::TempDir() + stem + ".XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd >= 0) close(fd);
+  return path;
+}
+
 // Runs `program` with `args` (each single-quoted for the shell).
 Outcome run(const std::string& program, const std::vector<std::string>& args) {
-  const std::string out = ::testing::TempDir() + "sgemm_program.out", err = ::testing::TempDir() + "sgemm_program.err";
+  const std::string out = temp_file("sgemm_program_out"), err = temp_file("sgemm_program_err");
   std::string cmd = "'" + program + "'";
   for (const std::string& a : args) cmd += " '" + a + "'";
   const int status = std::system((cmd + " > '" + out + "' 2> '" + err + "' < /dev/null").c_str());
