@@ -36,6 +36,7 @@ SGEMM_DECLARE_RUNG(rung15)
 SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
+SGEMM_DECLARE_RUNG(rung24)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -132,6 +133,11 @@ const std::vector<Rung>& registry() {
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a "
        "pre-pass",
        "sm_90a", "sgemm_23_wgmma_3xtf32<true", k3xTf32, &rung23::tile, &rung23::supports, &rung23::launch},
+      {24, "24_tma_warp_specialized", kTensor, 23, "tensor/24_tma_warp_specialized.cuh",
+       "TMA copies and a producer warp (sm_90a)",
+       "a producer thread copies each slab with the TMA into a ring of stages guarded by mbarriers, so the two "
+       "consumer warpgroups never meet at __syncthreads",
+       "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

@@ -207,7 +207,7 @@ TEST(Registry, ArchitectureColumnMatchesTheBuild) {
   // whose architecture is sm_90a.
   std::set<std::string> cmake;
   std::istringstream in(SGEMM_SM90A_RUNGS);
-  for (std::string item; std::getline(in, item, ';');) cmake.insert(item);
+  for (std::string item; std::getline(in, item, ',');) cmake.insert(item);
   std::set<std::string> table;
   for (const sgemm::Rung& r : sgemm::registry())
     if (std::string(r.arch) == "sm_90a") table.insert(r.source);
