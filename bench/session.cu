@@ -39,8 +39,8 @@ void set_time_counters(const Rounds& rounds, RowCounters* c) {
   c->gflops = gflops(c->M, c->N, c->K, c->ms);
 }
 
-std::string shape_key(const Shape& s, InputKind kind, bool rotate) {
-  return s.str() + "/" + input_kind_name(kind) + (rotate ? "/rot" : "");
+std::string shape_key(const Shape& s, InputKind kind, int wide_exponent, bool rotate) {
+  return s.str() + "/" + input_label(kind, wide_exponent) + (rotate ? "/rot" : "");
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ Session::~Session() {
 
 std::string Session::preflight() {
   try {
-    problem_for(with_default_ld({8, 8, 8, 0, 0, 0}), InputKind::kSmallInt, false);
+    problem_for(with_default_ld({8, 8, 8, 0, 0, 0}), InputKind::kSmallInt, 0, false);
     for (int id : timed_kernels(o_)) {
       const Rung* r = find_rung(id);
       std::string detail;
@@ -77,8 +77,8 @@ std::string Session::preflight() {
   return "";
 }
 
-Problem& Session::problem_for(const Shape& shape, InputKind kind, bool rotate) {
-  const std::string key = shape_key(shape, kind, rotate);
+Problem& Session::problem_for(const Shape& shape, InputKind kind, int wide_exponent, bool rotate) {
+  const std::string key = shape_key(shape, kind, wide_exponent, rotate);
   if (problem_ && problem_key_ == key) return *problem_;
   problem_.reset();  // free the previous shape first
   problem_key_.clear();
@@ -87,6 +87,7 @@ Problem& Session::problem_for(const Shape& shape, InputKind kind, bool rotate) {
   spec.alpha = o_.alpha;
   spec.beta = o_.beta;
   spec.kind = kind;
+  spec.wide_exponent = wide_exponent;
   spec.seed = o_.seed;
   size_t free_b = 0, total_b = 0;
   SGEMM_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -166,7 +167,7 @@ Session::Measured Session::measure(const std::vector<LaunchFn>& contenders, int 
 void Session::run_row(benchmark::State& state, const RowPlan& row) {
   const Rung& rung = *row.rung;
   try {
-    Problem& p = problem_for(row.shape, o_.input, true);
+    Problem& p = problem_for(row.shape, o_.input, o_.wide_exponent, true);
     RowCounters c = counters_for(rung, row.shape);
     c.checked = o_.check;
     if (o_.check) verify_row(row.name, rung, p, &c);
@@ -193,7 +194,8 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
     if (!c.fp32_accurate) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
-      c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, true), rung.precision);
+      c.cublas_tf32_rel_err =
+          cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
     }
     report_row(state, c);
   } catch (const OutOfMemory& e) {
@@ -206,7 +208,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
 void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
   const Rung& rung = *row.rung;
   try {
-    Problem& p = problem_for(row.shape, row.kind, false);
+    Problem& p = problem_for(row.shape, row.kind, row.wide_exponent, false);
     RowCounters c = counters_for(rung, row.shape);
     verify_row(row.name, rung, p, &c);
     RoundsPlan plan;  // a few launches on one input set: the accuracy sweep is not a timing
@@ -217,10 +219,13 @@ void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
                                            stream_, clocks_.get());
     set_time_counters(rounds, &c);
     set_clock_counters(rounds.clock, &c);
-    if (!c.fp32_accurate) c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, shape_key(row.shape, row.kind, false), rung.precision);
+    if (!c.fp32_accurate)
+      c.cublas_tf32_rel_err =
+          cublas_tf32_rel_err(p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
     report_row(state, c);
     state.counters["accuracy_sweep"] = 1;
     state.counters["input_normal"] = row.kind == InputKind::kNormal ? 1 : 0;
+    state.counters["input_wide_exponent"] = row.kind == InputKind::kWide ? row.wide_exponent : 0;
   } catch (const OutOfMemory& e) {
     fail(state, row.name, e.what(), true);
   } catch (const std::exception& e) {

@@ -52,7 +52,9 @@ class Session {
 
   void run_row(benchmark::State& state, const harness::RowPlan& row);
   void run_accuracy(benchmark::State& state, const harness::RowPlan& row);
-  harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, bool rotate);
+  // The current problem, built anew when the shape, the distribution (with its exponent range,
+  // `wide_exponent`, for the wide one) or the rotation differ from the last call's.
+  harness::Problem& problem_for(const harness::Shape& shape, harness::InputKind kind, int wide_exponent, bool rotate);
   // The interleaved measurement, repeated while the SM clock stays below the threshold.
   Measured measure(const std::vector<harness::LaunchFn>& contenders, int sets, const harness::RoundsPlan& plan);
   bool clock_ok(const harness::ClockRange& clock) const;

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -144,14 +145,67 @@ def accuracy_line(r, results) -> list[str]:
     if row is None or not row.checked:
         return []
     line = f"Verified against FP64 at every size above: {'yes' if all_verified(r, results) else 'NO'}; "
-    line += f"norm-wise relative error at 4096³ {row.rel_err:.2e}"
+    line += f"norm-wise relative error at 4096³ {worst_error([row])}"
     base = results.row(0, 4096)
     if base is not None and r.id != 0:
-        line += f" (cuBLAS: {base.rel_err:.2e})"
+        line += f" (cuBLAS: {worst_error([base])})"
     if not row.fp32_accurate and row.pct_cublas_tf32 is not None:
         line += (f"; **not FP32-accurate**: against cuBLAS's own TF32 GEMM it runs at {row.pct_cublas_tf32:.1f}%"
                  + (f" (its error {row.cublas_tf32_rel_err:.2e})" if row.cublas_tf32_rel_err is not None else ""))
     return [line + "."]
+
+
+# A row of the accuracy sweep's wide distribution, as results name it (Results.skipped keeps the
+# names of the rows that failed: a rung that refused the inputs).
+WIDE_ROW = re.compile(r"accuracy/(?P<rung>\d+)_[^/]+/wide(?P<E>\d+)/(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)")
+
+
+def k_range(ks) -> str:
+    ks = sorted(ks)
+    return f"{ks[0]}" if len(ks) == 1 else f"{ks[0]}-{ks[-1]}"
+
+
+def worst_error(rows) -> str:
+    """The largest rel_err of accuracy rows. sgemm_bench leaves the counter out where it is not finite
+    (an Inf or NaN in C where FP64 is finite): such a failed row makes the worst error infinite."""
+    errs = [a.rel_err if a.rel_err is not None else (math.inf if not a.verified else None) for a in rows]
+    errs = [x for x in errs if x is not None]
+    if not errs:
+        return "n/a"
+    return "Inf (Inf or NaN in C)" if math.isinf(max(errs)) else f"{max(errs):.2e}"
+
+
+def wide_table(r, results) -> list[str]:
+    """The accuracy sweep's wide rows of the rung (`sgemm_bench --accuracy-sweep`, entries u * 2^e with
+    e in [-E, E]): per exponent range E, the worst norm-wise relative error over K and where
+    verification failed or the rung refused the inputs. Nothing when the file has no wide rows."""
+    mine = [a for a in results.accuracy if a.rung == r.id and a.wide_exponent is not None]
+    refused = [(int(m["E"]), int(m["K"]), why) for name, why in results.skipped
+               if (m := WIDE_ROW.fullmatch(name)) and int(m["rung"]) == r.id]
+    if not mine and not refused:
+        return []
+    base = {(a.wide_exponent, a.K): a for a in results.accuracy if a.rung == 0 and a.wide_exponent is not None}
+    head = ["E", "K", "worst norm-wise relative error"] + (["cuBLAS's"] if r.id != 0 and base else []) + ["verified"]
+    rows = []
+    for e in sorted({a.wide_exponent for a in mine} | {x for x, _, _ in refused}):
+        at = [a for a in mine if a.wide_exponent == e]
+        gave_up = sorted((k, why) for x, k, why in refused if x == e)
+        cells = [str(e), k_range({a.K for a in at} | {k for k, _ in gave_up}), worst_error(at)]
+        if len(head) == 5:
+            cells.append(worst_error([b for a in at if (b := base.get((e, a.K))) is not None]))
+        failed = sorted(a.K for a in at if not a.verified)
+        verdict = []
+        if failed:
+            verdict.append("NO at K = " + ", ".join(map(str, failed)))
+        if gave_up:
+            verdict.append("refused at K = " + ", ".join(str(k) for k, _ in gave_up) + f" ({gave_up[0][1]})")
+        cells.append("; ".join(verdict) if verdict else "yes")
+        rows.append(cells)
+    mn = next(iter({f"{a.M} x {a.N}" for a in mine}), None)
+    intro = ("Wide exponent range (accuracy sweep" + (f", M x N = {mn}" if mn else "") + "): entries u·2^e, u uniform "
+             "in [-1, 1] and e an integer uniform in [-E, E]; verified against the rung's own bound, and an Inf or NaN "
+             "where FP64 is finite fails.")
+    return ["\n".join([intro, ""] + table(head, rows))]
 
 
 def all_verified(r, results) -> bool:
@@ -229,7 +283,8 @@ def gpu_section(r, prev, tag, results) -> list[str]:
     if not t:
         return lines + ["No results for this rung in this file.", ""]
     lines += t + [""]
-    for part in (clock_note(r, results), accuracy_line(r, results), sass_lines(r, prev, res.load_sass(tag) or {}),
+    for part in (clock_note(r, results), accuracy_line(r, results), wide_table(r, results),
+                 sass_lines(r, prev, res.load_sass(tag) or {}),
                  ncu_lines(r, prev, res.load_ncu(tag) or {}), roofline_line(r, results, res.load_ncu(tag) or {})):
         for line in part:
             lines += [line, ""]

@@ -246,7 +246,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
   app.set_version_flag("--version", version_line);
   std::vector<std::string> kernel_args, size_list, shape_list;
-  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s, suite_s;
+  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s, suite_s, exponents_s;
   bool list_tests = false;
   const auto size = validator(integer_from(0, kInt64Max));
   app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
@@ -274,8 +274,14 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--lda", lda_s, "leading dimension of A (default: K, dense rows)")->check(size);
   app.add_option("--ldb", ldb_s, "leading dimension of B (default: N, dense rows)")->check(size);
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
-  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int")
-      ->check(CLI::IsMember({"uniform", "normal", "small_int"}));
+  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide")
+      ->check(CLI::IsMember({"uniform", "normal", "small_int", "wide"}));
+  const auto exponent = validator(integer_from(0, kMaxWideExponent));
+  CLI::Option* wide_opt =
+      app.add_option("--wide-exponent", o.wide_exponent,
+                     "E of --input wide: entries u * 2^e, u uniform in [-1, 1], e an integer uniform in [-E, E] "
+                     "(0-" + std::to_string(kMaxWideExponent) + ", default 20)")
+          ->check(exponent);
   app.add_option("--seed", o.seed, "input seed")->check(validator(integer_from(0, kInt64Max)));
   app.add_option("--warmup", o.warmup, "warm-up launches of each kernel per row (default 5)")
       ->check(validator(integer_from(0)));
@@ -306,6 +312,10 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       ->needs(sweep_opt);
   app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default 1024)")
       ->check(validator(integer_from(1, kInt64Max)))
+      ->needs(sweep_opt);
+  app.add_option("--accuracy-exponents", exponents_s,
+                 "exponent ranges E of the accuracy sweep's wide rows, comma-separated (default 20,40,60)")
+      ->check(validator(list_of(integer_from(0, kMaxWideExponent))))
       ->needs(sweep_opt);
   const auto writable = validator(unwritable_problem);
   CLI::Option* json_opt =
@@ -350,7 +360,12 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       return res;
     }
     o.check = app.count("--no-check") == 0;
-    o.input = input_s == "normal" ? InputKind::kNormal : input_s == "small_int" ? InputKind::kSmallInt : InputKind::kUniform;
+    o.input = input_s == "normal"      ? InputKind::kNormal
+              : input_s == "small_int" ? InputKind::kSmallInt
+              : input_s == "wide"      ? InputKind::kWide
+                                       : InputKind::kUniform;
+    // An exponent range that would change nothing is refused rather than ignored.
+    if (wide_opt->count() && o.input != InputKind::kWide) throw UsageError("--wide-exponent requires --input wide");
     for (const std::string& group : kernel_args)
       for (const std::string& key : split(group, ',')) o.kernels.push_back(find_rung(key)->id);
     if (o.kernels.empty())
@@ -376,8 +391,11 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       check_shape(s, o.kernels, o.alpha, o.beta);
       o.shapes.push_back(s);
     }
-    if (o.accuracy_sweep)
+    if (o.accuracy_sweep) {
       o.accuracy_ks = ks_s.empty() ? std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384} : parse_size_list(ks_s);
+      for (int64_t e : exponents_s.empty() ? std::vector<int64_t>{20, 40, 60} : parse_size_list(exponents_s))
+        o.accuracy_exponents.push_back(int(e));
+    }
     const std::vector<std::string> rows = selected_row_names(o, o.filter);
     if (rows.empty())
       throw UsageError("--benchmark_filter='" + o.filter + "' matches no row (--benchmark_list_tests lists them)");
@@ -423,13 +441,25 @@ std::string reproduce_command(const Options& o, const std::string& program) {
     os << " --m " << s.M << " --n " << s.N << " --k " << s.K << " --lda " << s.lda << " --ldb "
        << s.ldb << " --ldc " << s.ldc;
   }
-  os << std::setprecision(9) << " --alpha " << o.alpha << " --beta " << o.beta << " --input " << input_kind_name(o.input)
-     << " --seed " << o.seed << " --warmup " << o.warmup;
+  os << std::setprecision(9) << " --alpha " << o.alpha << " --beta " << o.beta << " --input " << input_kind_name(o.input);
+  if (o.input == InputKind::kWide) os << " --wide-exponent " << o.wide_exponent;
+  os << " --seed " << o.seed << " --warmup " << o.warmup;
   if (o.repeat) os << " --repeat " << o.repeat;
   else os << " --min-time " << o.min_time;
   os << " --rounds " << o.rounds << " --clock-threshold " << o.clock_threshold_pct;
   if (o.repetitions > 1) os << " --repetitions " << o.repetitions;
   if (!o.check) os << " --no-check";
+  if (o.accuracy_sweep) {
+    auto list = [&](const char* option, const auto& values) {
+      if (values.empty()) return;
+      os << " " << option << " ";
+      for (size_t i = 0; i < values.size(); ++i) os << (i ? "," : "") << values[i];
+    };
+    os << " --accuracy-sweep";
+    list("--accuracy-ks", o.accuracy_ks);
+    os << " --accuracy-mn " << o.accuracy_mn;
+    list("--accuracy-exponents", o.accuracy_exponents);
+  }
   if (!o.filter.empty()) os << " '--benchmark_filter=" << o.filter << "'";
   return os.str();
 }

@@ -22,6 +22,7 @@ struct Options {
   std::vector<Shape> shapes;         // default: 4096^3
   float alpha = 1.0f, beta = 0.0f;
   InputKind input = InputKind::kUniform;
+  int wide_exponent = 20;            // E of --input wide: entries u * 2^e, e in [-E, E]
   uint64_t seed = 42;
   int warmup = 5;
   int repeat = 0;                    // timed launches of each kernel per round; 0: from min_time
@@ -34,6 +35,7 @@ struct Options {
   bool accuracy_sweep = false;       // error against FP64 over K for every rung
   std::vector<int64_t> accuracy_ks;  // K values of the sweep
   int64_t accuracy_mn = 1024;        // M = N of the sweep
+  std::vector<int> accuracy_exponents;  // E of the sweep's wide rows (besides uniform and normal)
   std::string out_path;              // results file (--json FILE, or --benchmark_out=FILE)
   std::string out_format = "json";   // its format: json, csv, console (--benchmark_out_format)
   std::string format = "console";    // stdout: console (sgemm_bench's table), json, csv (--benchmark_format)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include <curand.h>
 
@@ -30,8 +31,10 @@ void check_curand(curandStatus_t s, const char* what) {
 }
 
 // Turn cuRAND's (0,1] uniforms or normals into the requested input distribution, and make the
-// padding columns (col >= cols) NaN so that a kernel reading them poisons its result.
-__global__ void shape_inputs(float* p, int64_t rows, int64_t cols, int64_t ld, int kind) {
+// padding columns (col >= cols) NaN so that a kernel reading them poisons its result. The wide
+// distribution takes a second stream of uniforms, `v`, for its exponents.
+__global__ void shape_inputs(float* p, int64_t rows, int64_t cols, int64_t ld, int kind, const float* v,
+                             int wide_exponent) {
   const int64_t total = rows * ld;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -42,6 +45,7 @@ __global__ void shape_inputs(float* p, int64_t rows, int64_t cols, int64_t ld, i
     const float u = p[i];
     if (kind == int(InputKind::kSmallInt)) p[i] = fminf(floorf(u * 5.0f), 4.0f) - 2.0f;
     else if (kind == int(InputKind::kUniform)) p[i] = 2.0f * u - 1.0f;
+    else if (kind == int(InputKind::kWide)) p[i] = wide_value(u, v[i], wide_exponent);
   }
 }
 
@@ -134,8 +138,13 @@ const char* input_kind_name(InputKind k) {
     case InputKind::kSmallInt: return "small_int";
     case InputKind::kUniform: return "uniform";
     case InputKind::kNormal: return "normal";
+    case InputKind::kWide: return "wide";
   }
   return "?";
+}
+
+std::string input_label(InputKind kind, int wide_exponent) {
+  return std::string(input_kind_name(kind)) + (kind == InputKind::kWide ? std::to_string(wide_exponent) : "");
 }
 
 int64_t set_bytes(const Shape& s) {
@@ -159,17 +168,27 @@ Reference::~Reference() {
 Problem::Problem(const ProblemSpec& spec) : spec_(spec) {
   spec_.shape = with_default_ld(spec.shape);
   const Shape& s = spec_.shape;
+  if (spec_.kind == InputKind::kWide && (spec_.wide_exponent < 0 || spec_.wide_exponent > kMaxWideExponent))
+    throw std::invalid_argument("wide_exponent " + std::to_string(spec_.wide_exponent) + " is outside 0.." +
+                                std::to_string(kMaxWideExponent));
   curandGenerator_t gen;
   check_curand(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10), "create");
   struct Guard { curandGenerator_t g; ~Guard() { curandDestroyGenerator(g); } } guard{gen};
+  // The wide distribution's exponents: a second run of uniforms from the same seed, after the
+  // first (so a set stays a function of the seed alone), in a buffer as large as any operand.
+  DeviceBuffer exponents;
+  if (spec_.kind == InputKind::kWide)
+    exponents = DeviceBuffer(std::max({alloc_count(s.M, s.lda), alloc_count(s.K, s.ldb), alloc_count(s.M, s.ldc)}));
   auto fill = [&](DeviceBuffer& buf, int64_t rows, int64_t cols, int64_t ld, uint64_t seed) {
     check_curand(curandSetPseudoRandomGeneratorSeed(gen, seed), "seed");
     if (spec_.kind == InputKind::kNormal)
       check_curand(curandGenerateNormal(gen, buf.data(), buf.size(), 0.0f, 1.0f), "normal");
     else
       check_curand(curandGenerateUniform(gen, buf.data(), buf.size()), "uniform");
+    if (spec_.kind == InputKind::kWide)
+      check_curand(curandGenerateUniform(gen, exponents.data(), buf.size()), "uniform (exponents)");
     shape_inputs<<<kFillBlocks, kFillThreads>>>(buf.data(), std::max<int64_t>(rows, 1), cols, ld,
-                                               int(spec_.kind));
+                                               int(spec_.kind), exponents.data(), spec_.wide_exponent);
     SGEMM_CUDA(cudaGetLastError());
   };
   const int sets = std::max(1, spec.sets);

@@ -2,6 +2,7 @@
 // never measures the L2 cache), a pristine copy of C, and the FP64 reference.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,17 +28,43 @@ enum class InputKind {
   kSmallInt,  // integers in [-2, 2]: every FP32 product and sum is exact -> exact comparison
   kUniform,   // uniform in [-1, 1]
   kNormal,    // standard normal
+  kWide,      // u * 2^e: u uniform in [-1, 1], e an integer uniform in [-E, E] (wide_exponent)
 };
 const char* input_kind_name(InputKind k);
+
+// The largest exponent range of the wide distribution: 2^126 * u stays finite in FP32.
+constexpr int kMaxWideExponent = 126;
+
+#ifdef __CUDACC__
+#define SGEMM_HARNESS_HD __host__ __device__
+#else
+#define SGEMM_HARNESS_HD
+#endif
+
+// The wide distribution from two of cuRAND's uniforms in (0, 1]: `v` picks the exponent e in
+// [-E, E] (each of the 2E + 1 values about equally likely), `u` the value 2u - 1 it scales.
+// One function for the generator on the device and for the CPU tests.
+inline SGEMM_HARNESS_HD int wide_exponent_of(float v, int E) {
+  const int e = int(v * float(2 * E + 1));  // v = 1 gives 2E + 1: folded onto 2E below
+  return (e > 2 * E ? 2 * E : e) - E;
+}
+inline SGEMM_HARNESS_HD float wide_value(float u, float v, int E) {
+  return ldexpf(2.0f * u - 1.0f, wide_exponent_of(v, E));
+}
 
 struct ProblemSpec {
   Shape shape;
   float alpha = 1.0f;
   float beta = 0.0f;
   InputKind kind = InputKind::kUniform;
+  int wide_exponent = 20;  // E of kWide (0..kMaxWideExponent); no effect on the other kinds
   uint64_t seed = 42;
   int sets = 1;  // rotating input sets (see rotation_sets)
 };
+
+// "uniform", "normal", "small_int"; "wide20" for kWide with E = 20: the name of a distribution in
+// row names and problem keys, where the exponent range matters as much as the kind.
+std::string input_label(InputKind kind, int wide_exponent);
 
 // How many input sets of `bytes_per_set` make the working set exceed twice the L2 cache,
 // capped so the rotation fits `free_bytes` and stays below 256 sets.

@@ -49,8 +49,9 @@ struct RowCounters {
   double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
 };
 
-// Counters only accuracy-sweep rows carry (1 = yes): accuracy_sweep, input_normal.
-inline constexpr const char* kAccuracyCounters[] = {"accuracy_sweep", "input_normal"};
+// Counters only accuracy-sweep rows carry: accuracy_sweep (1), input_normal (1 = yes) and
+// input_wide_exponent (E of the wide distribution's rows, 0 on the others).
+inline constexpr const char* kAccuracyCounters[] = {"accuracy_sweep", "input_normal", "input_wide_exponent"};
 
 // The row's counters. A value that is not finite is left out (Google Benchmark would write NaN,
 // which is not JSON).

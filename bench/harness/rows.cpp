@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <utility>
 
 namespace sgemm::harness {
 
@@ -22,9 +23,9 @@ std::string timing_row_name(const Rung& r, const Shape& s) {
   return n;
 }
 
-std::string accuracy_row_name(const Rung& r, InputKind kind, int64_t mn, int64_t K) {
-  return std::string("accuracy/") + r.slug + "/" + input_kind_name(kind) + "/" + std::to_string(mn) + "x" +
-         std::to_string(mn) + "x" + std::to_string(K);
+std::string accuracy_row_name(const Rung& r, InputKind kind, int wide_exponent, int64_t mn, int64_t K) {
+  return std::string("accuracy/") + r.slug + "/" + input_label(kind, wide_exponent) + "/" + std::to_string(mn) +
+         "x" + std::to_string(mn) + "x" + std::to_string(K);
 }
 
 std::vector<RowPlan> plan_rows(const Options& o) {
@@ -41,15 +42,19 @@ std::vector<RowPlan> plan_rows(const Options& o) {
         rows.push_back(row);
       }
   if (!o.accuracy_sweep) return rows;
+  // The distributions of each K: (kind, exponent range), the wide one at every range asked for.
+  std::vector<std::pair<InputKind, int>> inputs = {{InputKind::kUniform, 0}, {InputKind::kNormal, 0}};
+  for (int e : o.accuracy_exponents) inputs.emplace_back(InputKind::kWide, e);
   for (int64_t K : o.accuracy_ks)
-    for (InputKind kind : {InputKind::kUniform, InputKind::kNormal})
+    for (const auto& [kind, exponent] : inputs)
       for (int id : ids) {
         RowPlan row;
         row.rung = find_rung(id);
         row.shape = with_default_ld({o.accuracy_mn, o.accuracy_mn, K, 0, 0, 0});
         row.accuracy = true;
         row.kind = kind;
-        row.name = accuracy_row_name(*row.rung, kind, o.accuracy_mn, K);
+        row.wide_exponent = exponent;
+        row.name = accuracy_row_name(*row.rung, kind, exponent, o.accuracy_mn, K);
         rows.push_back(row);
       }
   return rows;

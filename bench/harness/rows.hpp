@@ -19,17 +19,20 @@ std::vector<int> timed_kernels(const Options& o);
 // "rung07_bank_conflict_free/4096x4096x4096" (+ "/ld<lda>_<ldb>_<ldc>" for leading dimensions
 // that are not the default).
 std::string timing_row_name(const Rung& rung, const Shape& shape);
-// "accuracy/07_bank_conflict_free/normal/1024x1024x4096"
-std::string accuracy_row_name(const Rung& rung, InputKind kind, int64_t mn, int64_t K);
+// "accuracy/07_bank_conflict_free/normal/1024x1024x4096"; the wide distribution carries its
+// exponent range: "accuracy/07_bank_conflict_free/wide20/1024x1024x4096" (input_label).
+std::string accuracy_row_name(const Rung& rung, InputKind kind, int wide_exponent, int64_t mn, int64_t K);
 
 // Every row in the order it runs (pass after pass when o.repetitions > 1; the accuracy sweep
-// once, after the last pass), as registered (without kRowNameSuffix).
+// once, after the last pass: for each K, uniform, normal, then wide at each of
+// o.accuracy_exponents), as registered (without kRowNameSuffix).
 struct RowPlan {
   std::string name;
   const Rung* rung = nullptr;
   Shape shape;              // timing rows
   bool accuracy = false;    // accuracy-sweep rows: shape.K is the swept K, M = N = o.accuracy_mn
   InputKind kind = InputKind::kUniform;
+  int wide_exponent = 0;    // accuracy-sweep rows of kind kWide: E
   int pass = 0;
 };
 std::vector<RowPlan> plan_rows(const Options& o);

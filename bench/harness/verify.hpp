@@ -1,7 +1,11 @@
 // What "verified" means (DESIGN.md): element-wise against the FP64 reference, within
 //   |C - ref| <= (gamma_{K+2}(u) + e_prod) * |alpha| |A||B| + gamma_2(u) * |beta| |C0|
+//                + (K |alpha| + 2) * 2^-149
 // (exact equality for small-integer inputs), non-finite values matching the reference, the
-// padding columns of C untouched and no write outside the operand's guard regions.
+// padding columns of C untouched and no write outside the operand's guard regions. The last
+// term is FP32's gradual underflow: a rounding whose result is subnormal is off by up to the
+// subnormal spacing 2^-149 whatever the magnitude, which the relative terms cannot cover. It
+// matters only where results or partial sums fall below 2^-126 (wide-exponent inputs).
 #pragma once
 
 #include <cstdint>
@@ -21,9 +25,12 @@ bool exact_tier(const ProblemSpec& spec);
 double gamma_n(double n, double u);
 
 struct Tolerance {
-  double f_ab = 0;  // multiplies |alpha| * (|A||B|)_ij
-  double f_c = 0;   // multiplies |beta| * |C0_ij|
+  double f_ab = 0;     // multiplies |alpha| * (|A||B|)_ij
+  double f_c = 0;      // multiplies |beta| * |C0_ij|
+  double f_under = 0;  // multiplies K |alpha| + 2: the absolute error of one subnormal rounding
 };
+// The subnormal spacing of FP32 (2^-149): what one rounding in the subnormal range can be off by.
+constexpr double kFp32SubnormalStep = 0x1p-149;
 Tolerance tolerance(const Precision& p, int64_t K, bool exact);
 
 struct VerifyResult {
@@ -35,7 +42,7 @@ struct VerifyResult {
   int64_t first_bad_row = -1, first_bad_col = -1;
   double first_bad_value = 0, first_bad_ref = 0;
   double max_abs_err = 0;        // over finite elements
-  double rel_err = 0;            // ||C - ref||_F / ||ref||_F over finite elements
+  double rel_err = 0;            // ||C - ref||_F / ||ref||_F where ref is finite: Inf if C is not there
   double worst_ratio = 0;        // max |C - ref| / tolerance (<= 1 passes)
   std::string summary() const;
 };

@@ -16,7 +16,8 @@ One set of files per GPU under bench/results (or $SGEMM_RESULTS_DIR), named by a
 A timing row is named `rung<slug>/<M>x<N>x<K>` (then `/ld<lda>_<ldb>_<ldc>` when the leading
 dimensions are not the defaults: those rows are left out here), or `rung<slug>/<shape name>` in a
 suite (`sgemm_bench --suite`; M, N and K are its counters), and an accuracy row
-`accuracy/<slug>/<input>/<M>x<N>x<K>`; Google Benchmark appends its own parts after these. A row
+`accuracy/<slug>/<input>/<M>x<N>x<K>` (input "uniform", "normal", or "wide<E>": entries u * 2^e
+with e in [-E, E]); Google Benchmark appends its own parts after these. A row
 run several times (`sgemm_bench --repetitions N`) appears once per pass, then as aggregates:
 "median" (the median of every counter) is the row, and the `pct_cublas` counters of "ci_lo" and
 "ci_hi" are the interval of that median. Rows that failed (`error_occurred`, Google Benchmark
@@ -52,6 +53,7 @@ _SHAPE = r"(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)"
 _TIMING_NAME = re.compile(r"rung(?P<slug>\d+_\w+?)/(?P<shape>[^/]+)(?P<rest>/.*)?")
 _ACCURACY_NAME = re.compile(r"accuracy/(?P<slug>\d+_\w+?)/(?P<input>[^/]+)/" + _SHAPE + "(?P<rest>/.*)?")
 _CUSTOM_LD = re.compile(r"/ld\d+_\d+_\d+(/|$)")
+_WIDE_INPUT = re.compile(r"wide(?P<E>\d+)")
 
 
 def checkout() -> Path:
@@ -149,7 +151,7 @@ class AccuracyRow:
 
     rung: int
     slug: str
-    input: str                   # "uniform", "normal", ...
+    input: str                   # "uniform", "normal", "wide20", ...
     M: int
     N: int
     K: int
@@ -157,6 +159,7 @@ class AccuracyRow:
     verified: bool
     cublas_tf32_rel_err: float | None = None
     max_abs_err: float | None = None
+    wide_exponent: int | None = None  # E of a wide row (entries u * 2^e, e in [-E, E]); None for the others
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,11 +332,14 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
     c = _median_counters(passes, aggregates)
+    wide = _WIDE_INPUT.fullmatch(m["input"])
+    exponent = _integer(c.get("input_wide_exponent")) if wide else None
     return AccuracyRow(
         rung=int(c.get("rung", m["slug"].split("_")[0])), slug=m["slug"], input=m["input"],
         M=int(c.get("M", m["M"])), N=int(c.get("N", m["N"])), K=int(c.get("K", m["K"])),
         rel_err=_number(c.get("rel_err")), verified=bool(_all(passes, c, "verified")),
-        cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), max_abs_err=_number(c.get("max_abs_err")))
+        cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), max_abs_err=_number(c.get("max_abs_err")),
+        wide_exponent=(exponent if exponent is not None else int(wide["E"])) if wide else None)
 
 
 def _number(value: Any) -> float | None:

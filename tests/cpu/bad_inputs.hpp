@@ -73,6 +73,17 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--clock-threshold", "101"}, "--clock-threshold"},
         {{"--warmup", "-1"}, "--warmup"},
         {{"--inject-fault", "typo"}, "--inject-fault"},
+        // The wide distribution: E in 0..126, only with --input wide; the sweep's list likewise.
+        {{"--input", "wide", "--wide-exponent", "127"}, "--wide-exponent: 127 is above 126"},
+        {{"--input", "wide", "--wide-exponent", "-1"}, "--wide-exponent: -1 is negative"},
+        {{"--input", "wide", "--wide-exponent", "2.5"}, "--wide-exponent: '2.5' is not a number"},
+        {{"--input", "wide", "--wide-exponent", ""}, "--wide-exponent: empty value"},
+        {{"--wide-exponent", "20"}, "--wide-exponent requires --input wide"},
+        {{"--input", "normal", "--wide-exponent", "20"}, "--wide-exponent requires --input wide"},
+        {{"--accuracy-exponents", "20"}, "--accuracy-exponents requires --accuracy-sweep"},
+        {{"--accuracy-sweep", "--accuracy-exponents", "20,,40"}, "--accuracy-exponents: empty item in '20,,40'"},
+        {{"--accuracy-sweep", "--accuracy-exponents", "20,200"}, "--accuracy-exponents: 200 is above 126 in '20,200'"},
+        {{"--accuracy-sweep", "--accuracy-exponents", "x"}, "--accuracy-exponents: 'x' is not a number"},
         // Google Benchmark's flags.
         {{"--json", "a.json", "--benchmark_out=b.json"}, "--json excludes --benchmark_out"},
         {{"--benchmark_out_format=csv"}, "--benchmark_out_format requires --benchmark_out"},

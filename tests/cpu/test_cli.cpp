@@ -221,3 +221,40 @@ TEST(Cli, ReproduceCommandRoundTrips) {
   EXPECT_EQ(again.options.input, InputKind::kNormal);
   EXPECT_EQ(again.options.repeat, 9);
 }
+
+TEST(Cli, WideInputAndItsExponentRange) {
+  ParseResult r = parse({"--input", "wide"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.input, InputKind::kWide);
+  EXPECT_EQ(r.options.wide_exponent, 20) << "the issue's 2^+-20";
+  for (const char* e : {"0", "63", "126"}) {
+    r = parse({"--input", "wide", "--wide-exponent", e});
+    ASSERT_EQ(r.exit_code, -1) << e << ": " << r.output;
+    EXPECT_EQ(r.options.wide_exponent, std::stoi(e));
+  }
+  // The command that reproduces the run names the range, whatever it is.
+  r = parse({"--kernel", "1", "--size", "64", "--input", "wide", "--wide-exponent", "37"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  const std::string cmd = reproduce_command(r.options, "sgemm_bench");
+  EXPECT_NE(cmd.find("--input wide --wide-exponent 37"), std::string::npos) << cmd;
+  EXPECT_EQ(reproduce_command(parse({"--input", "normal"}).options, "sgemm_bench").find("--wide-exponent"),
+            std::string::npos);
+}
+
+TEST(Cli, AccuracySweepExponentRanges) {
+  ParseResult r = parse({"--accuracy-sweep"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.accuracy_exponents, (std::vector<int>{20, 40, 60}));
+  r = parse({"--accuracy-sweep", "--accuracy-exponents", "0,126,30"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.accuracy_exponents, (std::vector<int>{0, 126, 30})) << "in the order given";
+  EXPECT_TRUE(parse({}).options.accuracy_exponents.empty()) << "no sweep, no wide rows";
+  // The sweep's options come back from the reproduce command.
+  r = parse({"--kernel", "1", "--size", "64", "--accuracy-sweep", "--accuracy-ks", "32,64", "--accuracy-mn", "48",
+             "--accuracy-exponents", "10,50"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  const std::string cmd = reproduce_command(r.options, "sgemm_bench");
+  EXPECT_NE(cmd.find("--accuracy-sweep --accuracy-ks 32,64 --accuracy-mn 48 --accuracy-exponents 10,50"),
+            std::string::npos)
+      << cmd;
+}

@@ -1,5 +1,6 @@
 // The error-bound arithmetic behind "verified".
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,16 @@ TEST(ErrorBound, ToleranceGrowsWithK) {
   EXPECT_DOUBLE_EQ(t2.f_ab, gamma_n(4098, fp32.u_acc));
   EXPECT_DOUBLE_EQ(t2.f_c, gamma_n(2, fp32.u_acc));
   EXPECT_LT(t1.f_ab, t2.f_ab);
+}
+
+// Gradual underflow: a subnormal result is off by up to FP32's subnormal spacing whatever its
+// magnitude, so the bound tier allows that much per rounding; the exact tier allows nothing.
+TEST(ErrorBound, UnderflowAllowanceIsOneSubnormalStepPerRounding) {
+  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true, true};
+  EXPECT_EQ(kFp32SubnormalStep, std::ldexp(1.0, -149));
+  EXPECT_EQ(double(std::numeric_limits<float>::denorm_min()), kFp32SubnormalStep);
+  EXPECT_EQ(tolerance(fp32, 4096, false).f_under, kFp32SubnormalStep);
+  EXPECT_EQ(tolerance(fp32, 4096, true).f_under, 0.0);
 }
 
 TEST(ErrorBound, ExactTierHasZeroTolerance) {

@@ -83,13 +83,43 @@ TEST(Rows, RepetitionsRunTheWholeSweepPassAfterPass) {
   std::vector<std::string> want;
   for (int p = 0; p < 3; ++p)
     for (const std::string& name : pass) want.push_back(name + "@" + std::to_string(p));
-  for (const char* kind : {"uniform", "normal"})
+  for (const char* kind : {"uniform", "normal", "wide20", "wide40", "wide60"})
     for (const char* slug : {"00_cublas", "01_naive"})
       want.push_back(std::string("accuracy/") + slug + "/" + kind + "/1024x1024x32@0");
   EXPECT_EQ(order, want);
   const std::map<std::string, int> passes = passes_per_row(r.options);
   EXPECT_EQ(passes.at("rung01_naive/128x128x128"), 3);
   EXPECT_EQ(passes.at("accuracy/01_naive/normal/1024x1024x32"), 1);
+}
+
+// For each K: uniform, normal, then the wide distribution at each exponent range asked for, in
+// that order; a wide row carries its range in its name and its plan.
+TEST(Rows, AccuracySweepHasAWideRowForEachExponentRange) {
+  const ParseResult r = parse({"--kernel", "22", "--size", "64", "--accuracy-sweep", "--accuracy-ks", "256,4096",
+                               "--accuracy-mn", "512", "--accuracy-exponents", "30,0"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  std::vector<std::string> names;
+  for (const RowPlan& row : plan_rows(r.options)) {
+    if (!row.accuracy || row.rung->id != 22) continue;
+    names.push_back(row.name);
+    EXPECT_EQ(row.kind == InputKind::kWide, row.name.find("/wide") != std::string::npos) << row.name;
+    EXPECT_EQ(row.wide_exponent, row.name.find("/wide30/") != std::string::npos ? 30 : 0) << row.name;
+    EXPECT_EQ(row.shape.K, row.name.find("x4096") != std::string::npos ? 4096 : 256) << row.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "accuracy/22_mma_3xtf32/uniform/512x512x256", "accuracy/22_mma_3xtf32/normal/512x512x256",
+                       "accuracy/22_mma_3xtf32/wide30/512x512x256", "accuracy/22_mma_3xtf32/wide0/512x512x256",
+                       "accuracy/22_mma_3xtf32/uniform/512x512x4096", "accuracy/22_mma_3xtf32/normal/512x512x4096",
+                       "accuracy/22_mma_3xtf32/wide30/512x512x4096", "accuracy/22_mma_3xtf32/wide0/512x512x4096"}));
+  EXPECT_EQ(accuracy_row_name(*sgemm::find_rung(7), InputKind::kWide, 20, 1024, 4096),
+            "accuracy/07_bank_conflict_free/wide20/1024x1024x4096");
+  EXPECT_EQ(accuracy_row_name(*sgemm::find_rung(7), InputKind::kNormal, 20, 1024, 4096),
+            "accuracy/07_bank_conflict_free/normal/1024x1024x4096")
+      << "uniform and normal rows keep their names";
+  // --benchmark_filter selects them by distribution.
+  const std::vector<std::string> wide = selected_row_names(r.options, "wide30/512x512x4096");
+  EXPECT_EQ(wide, (std::vector<std::string>{std::string("accuracy/00_cublas/wide30/512x512x4096") + kRowNameSuffix,
+                                            std::string("accuracy/22_mma_3xtf32/wide30/512x512x4096") + kRowNameSuffix}));
 }
 
 TEST(Rows, CublasIsAlwaysTimedFirst) {

@@ -78,3 +78,56 @@ TEST(Reference, RotationExceedsTwiceL2) {
   EXPECT_EQ(rotation_sets(1ll << 30, l2, 100ll << 30), 1);
   EXPECT_EQ(rotation_sets(1 << 20, l2, 4ll << 20), 2);  // capped by free memory
 }
+
+// The wide distribution's mapping from two uniforms in (0, 1] (the same function the device
+// generator calls): every exponent of [-E, E] reached, about equally often, none outside, and
+// values bounded by 2^E.
+TEST(WideInputs, ExponentsCoverTheRangeAndValuesStayWithinIt) {
+  for (int E : {0, 1, 20, 60, kMaxWideExponent}) {
+    SCOPED_TRACE(E);
+    EXPECT_EQ(wide_exponent_of(1.0f, E), E) << "cuRAND's uniforms include 1";
+    EXPECT_EQ(wide_exponent_of(std::ldexp(1.0f, -32), E), -E) << "and start just above 0";
+    std::vector<int> hits(size_t(2 * E + 1), 0);
+    constexpr int kSteps = 1 << 16;
+    for (int i = 1; i <= kSteps; ++i) {
+      const float v = float(i) / kSteps;
+      const int e = wide_exponent_of(v, E);
+      ASSERT_GE(e, -E) << v;
+      ASSERT_LE(e, E) << v;
+      ++hits[size_t(e + E)];
+      const float u = float(kSteps + 1 - i) / kSteps;  // another value of u for each v
+      const float x = wide_value(u, v, E);
+      ASSERT_TRUE(std::isfinite(x)) << u << " " << v;
+      EXPECT_LE(std::fabs(x), std::ldexp(1.0f, E)) << u << " " << v;
+      EXPECT_EQ(x, std::ldexp(2.0f * u - 1.0f, e)) << "exact scaling of 2u - 1 by 2^e";
+    }
+    const double even = double(kSteps) / (2 * E + 1);
+    for (size_t k = 0; k < hits.size(); ++k) EXPECT_NEAR(hits[k], even, 0.01 * even + 2) << "exponent " << int(k) - E;
+  }
+}
+
+TEST(WideInputs, LabelNamesTheExponentRange) {
+  EXPECT_EQ(input_label(InputKind::kWide, 20), "wide20");
+  EXPECT_EQ(input_label(InputKind::kWide, 0), "wide0");
+  EXPECT_EQ(input_label(InputKind::kNormal, 20), "normal") << "only the wide distribution has a range";
+  EXPECT_STREQ(input_kind_name(InputKind::kWide), "wide");
+}
+
+// With entries far apart in magnitude the FP64 reference keeps every product exact (the product
+// of two FP32 values has at most 48 significant bits and an exponent within FP64's range), both
+// beyond FP32's range and below it: a kernel whose FP32 product overflowed to Inf, or
+// underflowed to 0, cannot match it.
+TEST(Reference, WideMagnitudesStayExact) {
+  const float big = std::ldexp(1.0f, 100), tiny = std::ldexp(1.0f, -100), up = 1.0f + std::ldexp(1.0f, -23),
+              down = 1.0f - std::ldexp(1.0f, -23);
+  // A is 2x1 = [2^100 up; 2^-100], B is 1x2 = [2^100 down, -2^-100].
+  const std::vector<float> A = {big * up, tiny}, B = {big * down, -tiny}, C = {0, 0, 0, 0};
+  std::vector<double> ref, mag;
+  reference_cpu({2, 2, 1, 1, 2, 2}, 1.0f, 0.0f, A.data(), B.data(), C.data(), &ref, &mag);
+  EXPECT_EQ(ref[0], (1.0 - std::ldexp(1.0, -46)) * std::ldexp(1.0, 200));
+  EXPECT_GT(ref[0], double(std::numeric_limits<float>::max())) << "finite, and no FP32 value is near it";
+  EXPECT_EQ(ref[1], -double(up));
+  EXPECT_EQ(ref[2], double(down));
+  EXPECT_EQ(ref[3], -std::ldexp(1.0, -200)) << "below FP32's smallest subnormal, still exact";
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(mag[i], std::fabs(ref[i])) << i;
+}

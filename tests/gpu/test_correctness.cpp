@@ -1,7 +1,12 @@
 // Every registered rung x the shapes and alpha/beta pairs of DESIGN.md, both verification tiers.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "gpu_test_util.hpp"
+#include "harness/cuda_check.hpp"
 
 namespace sgemm::test {
 
@@ -72,6 +77,39 @@ TEST_P(RungTest, BetaZeroNeverReadsC) {
   }
 }
 
+// Entries u * 2^e with e in [-20, 20] (the wide exponent range): an FP32-accurate rung
+// meets the FP32 bound there or refuses the inputs with a status and a reason; what it must never
+// do is return OK with a result outside the bound. Rungs that are not FP32-accurate promise
+// nothing here beyond their own bound.
+TEST_P(RungTest, WideExponentRangeWithinBoundOrRefused) {
+  const Rung& rung = *find_rung(GetParam());
+  if (!rung.precision.fp32_accurate) GTEST_SKIP() << rung.slug << " is not FP32-accurate";
+  const std::vector<harness::Shape> shapes = {{1, 1, 1},       {7, 5, 3},     {127, 129, 65}, {129, 127, 257},
+                                              {257, 255, 300}, {1, 1, 4099},  {3, 517, 129},  {1000, 1030, 1100}};
+  for (const harness::Shape& shape : shapes)
+    for (const auto& [alpha, beta] : alpha_betas()) {
+      ProblemSpec spec;
+      spec.shape = shape;
+      spec.alpha = alpha;
+      spec.beta = beta;
+      spec.kind = InputKind::kWide;
+      spec.wide_exponent = 20;
+      harness::Problem p(spec);
+      p.reset_c(0);
+      std::string detail;
+      const Status s = run(rung.id, p.args(0), nullptr, &detail);
+      if (s != Status::kOk) {
+        // A refusal, not a failure: it must say so, and a CUDA error is neither.
+        EXPECT_NE(s, Status::kCuda) << describe(rung.id, spec) << ": " << detail;
+        EXPECT_FALSE(detail.empty()) << describe(rung.id, spec) << ": " << status_string(s) << " without a reason";
+        continue;
+      }
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      const harness::VerifyResult r = harness::verify(p, rung.precision);
+      EXPECT_TRUE(r.ok) << describe(rung.id, spec) << " wide_exponent=20: " << r.summary();
+    }
+}
+
 // The compute-sanitizer runs (tools/sanitize.sh) use only this test: small ragged shapes.
 TEST_P(RungTest, SanitizerRagged) { check_all(GetParam(), sanitizer_shapes(), InputKind::kUniform); }
 
@@ -131,6 +169,78 @@ TEST(Verifier, CatchesAWrongResult) {
   r = harness::verify(p, fp32);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.padding_clobbered, 1u);
+}
+
+// An FP32 product that overflows must fail verification even where the exact result is small:
+// the FP64 reference stays finite, the kernel's Inf - Inf is NaN, and the bound (which scales
+// with |A||B|, here about 2^201) would pass any finite value.
+TEST(Verifier, FailsAProductThatOverflowsFp32) {
+  ProblemSpec spec;
+  spec.shape = with_padded_ld({37, 41, 29});
+  harness::Problem p(spec);
+  const float big = std::ldexp(1.0f, 100);
+  p.set_element('A', 0, 0, big);
+  p.set_element('A', 0, 1, -big);
+  p.set_element('B', 0, 0, big);
+  p.set_element('B', 1, 0, big);
+  const harness::VerifyResult r = run_on(0, p);  // cuBLAS, pure FP32
+  EXPECT_FALSE(r.ok) << r.summary();
+  EXPECT_EQ(r.failures, 1u) << r.summary();
+  EXPECT_EQ(r.first_bad_row, 0);
+  EXPECT_EQ(r.first_bad_col, 0);
+  EXPECT_TRUE(std::isfinite(r.first_bad_ref)) << "the FP64 reference of 2^200 - 2^200 + ... is finite";
+  EXPECT_TRUE(std::isinf(r.rel_err)) << "an overflowed element makes the norm-wise error infinite, not small";
+}
+
+// A product in FP32's subnormal range, correctly rounded, is off by a fraction of 2^-149: far
+// more than the relative terms of the bound allow for so small a magnitude, and still right.
+TEST(Verifier, AllowsGradualUnderflow) {
+  ProblemSpec spec;
+  spec.shape = {1, 1, 1};
+  harness::Problem p(spec);
+  const float a = 1.5f * std::ldexp(1.0f, -75);  // a * a = 1.125 * 2^-149: rounds to 2^-149
+  p.set_element('A', 0, 0, a);
+  p.set_element('B', 0, 0, a);
+  const harness::VerifyResult r = run_on(1, p);  // the naive rung: one FFMA
+  EXPECT_TRUE(r.ok) << r.summary();
+  EXPECT_GT(r.max_abs_err, 0.0) << "the product did round";
+}
+
+// The wide distribution: finite entries within [-2^E, 2^E] whose magnitudes span the range, NaN
+// in the padding, and the same inputs for the same seed.
+TEST(Inputs, WideSpansItsExponentRange) {
+  for (int E : {0, 20, 60}) {
+    SCOPED_TRACE(E);
+    ProblemSpec spec;
+    spec.shape = with_padded_ld({200, 300, 100});
+    spec.kind = InputKind::kWide;
+    spec.wide_exponent = E;
+    harness::Problem p(spec);
+    const harness::Shape s = p.spec().shape;
+    const std::vector<float> a = p.host_a();
+    double lo = INFINITY, hi = 0;
+    for (int64_t row = 0; row < s.M; ++row)
+      for (int64_t col = 0; col < s.lda; ++col) {
+        const float x = a[size_t(row * s.lda + col)];
+        if (col >= s.K) {
+          ASSERT_TRUE(std::isnan(x)) << "padding " << row << "," << col;
+          continue;
+        }
+        ASSERT_TRUE(std::isfinite(x)) << row << "," << col;
+        ASSERT_LE(std::fabs(x), std::ldexp(1.0, E)) << row << "," << col;
+        if (x != 0) lo = std::min(lo, double(std::fabs(x))), hi = std::max(hi, double(std::fabs(x)));
+      }
+    // 20,000 entries: the exponents -E and E each come up, so the magnitudes reach both ends.
+    EXPECT_GT(hi, std::ldexp(1.0, E - 1));
+    EXPECT_LT(lo, std::ldexp(1.0, -E + 1));
+    // Compared bit for bit: the padding's NaN never equals itself.
+    auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y) {
+      return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+    };
+    EXPECT_TRUE(same_bits(harness::Problem(spec).host_a(), a)) << "deterministic for a seed";
+    spec.seed += 1;
+    EXPECT_FALSE(same_bits(harness::Problem(spec).host_b(), p.host_b())) << "and different for another";
+  }
 }
 
 }  // namespace sgemm::test
