@@ -141,6 +141,19 @@ double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Pr
                                      }).rel_err;
 }
 
+double Session::cublas_3xtf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
+  const auto it = cublas_3xtf32_rel_err_.find(key);
+  if (it != cublas_3xtf32_rel_err_.end()) return it->second;
+  return cublas_3xtf32_rel_err_[key] = verify_launch(p, precision, [&](std::string* detail) {
+                                         const Status s = cublas_3xtf32(p.args(0), stream_);
+                                         if (s != Status::kOk) *detail = std::string("cuBLAS 3xTF32: ") + status_string(s);
+                                         return s;
+                                       }).rel_err;
+}
+
+// The 3xTF32 rungs are also timed against the same method on cuBLAS's TF32 GEMM.
+static bool is_3xtf32(const Rung& rung) { return std::string(rung.precision.name) == "3xtf32"; }
+
 bool Session::clock_ok(const ClockRange& clock) const {
   return clock.min_mhz > 0 && clock.min_mhz >= o_.clock_threshold_pct / 100.0 * dev_.sm_clock_max_mhz;
 }
@@ -172,10 +185,12 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.checked = o_.check;
     if (o_.check) verify_row(row.name, rung, p, &c);
     // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
-    // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM: interleaved, same inputs.
+    // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the 3xTF32 rungs the
+    // 3xTF32 method on cuBLAS's TF32 GEMM: interleaved, same inputs.
     std::vector<LaunchFn> contenders = {[&](int set) { return run(rung.id, p.args(set), stream_); },
                                         [&](int set) { return run(0, p.args(set), stream_); }};
     if (!c.fp32_accurate) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
+    else if (is_3xtf32(rung)) contenders.push_back([&](int set) { return cublas_3xtf32(p.args(set), stream_); });
     RoundsPlan plan;
     plan.warm.warmup = o_.warmup;
     plan.rounds = o_.rounds;
@@ -196,6 +211,10 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
       c.cublas_tf32_rel_err =
           cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
+    } else if (is_3xtf32(rung)) {
+      c.pct_cublas_3xtf32 = median(m.rounds.pct_per_round(0, 2));
+      c.cublas_3xtf32_rel_err =
+          cublas_3xtf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
     }
     report_row(state, c);
   } catch (const OutOfMemory& e) {
@@ -222,6 +241,9 @@ void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
     if (!c.fp32_accurate)
       c.cublas_tf32_rel_err =
           cublas_tf32_rel_err(p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
+    else if (is_3xtf32(rung))
+      c.cublas_3xtf32_rel_err =
+          cublas_3xtf32_rel_err(p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
     report_row(state, c);
     state.counters["accuracy_sweep"] = 1;
     state.counters["input_normal"] = row.kind == InputKind::kNormal ? 1 : 0;

@@ -67,6 +67,9 @@ class Session {
   // cuBLAS's TF32 GEMM on the problem `key` names: its rel_err (the comparison for rungs that
   // are not FP32-accurate). Cached per key.
   double cublas_tf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
+  // The 3xTF32 method on cuBLAS's TF32 GEMM (sgemm::cublas_3xtf32), likewise: the comparison for
+  // the 3xTF32 rungs. Cached per key.
+  double cublas_3xtf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
   void fail(benchmark::State& state, const std::string& name, const std::string& message, bool device_problem);
 
   harness::Options o_;
@@ -77,6 +80,7 @@ class Session {
   std::string problem_key_;
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
   std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
+  std::map<std::string, double> cublas_3xtf32_rel_err_;    // problem key -> cuBLAS 3xTF32's rel_err
   std::map<std::string, std::string> errors_;
   bool verification_failed_ = false;
   bool device_failed_ = false;

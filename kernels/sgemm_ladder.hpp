@@ -111,6 +111,11 @@ Status run(int kernel_id, const GemmArgs& args, cudaStream_t stream = nullptr,
 // arguments must be valid (see validate) with M, N, K >= 1.
 Status cublas_tf32(const GemmArgs& args, cudaStream_t stream = nullptr);
 
+// Not a rung: the 3xTF32 method on cuBLAS's TF32 GEMM (split A and B into TF32 big and small
+// parts, three cuBLAS TF32 GEMMs summed in C), the comparison for the FP32-accurate tensor-core
+// rungs: what their kernels add over the same arithmetic on cuBLAS. Arguments as cublas_tf32.
+Status cublas_3xtf32(const GemmArgs& args, cudaStream_t stream = nullptr);
+
 // The number of bytes an operand of `rows` x `cols` with leading dimension `ld` spans,
 // or -1 when it overflows 64 bits.
 int64_t operand_bytes(int64_t rows, int64_t cols, int64_t ld);

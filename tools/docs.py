@@ -152,6 +152,13 @@ def accuracy_line(r, results) -> list[str]:
     if not row.fp32_accurate and row.pct_cublas_tf32 is not None:
         line += (f"; **not FP32-accurate**: against cuBLAS's own TF32 GEMM it runs at {row.pct_cublas_tf32:.1f}%"
                  + (f" (its error {row.cublas_tf32_rel_err:.2e})" if row.cublas_tf32_rel_err is not None else ""))
+    if row.pct_cublas_3xtf32:
+        # The same arithmetic on cuBLAS's TF32 GEMM (split, three GEMMs): what the kernel adds.
+        method_pct = row.pct / row.pct_cublas_3xtf32 * 100.0 if row.pct is not None else None
+        line += (f"; the 3xTF32 method on cuBLAS's own TF32 GEMM (split, then three GEMMs) runs at "
+                 + (f"{method_pct:.1f}% of cuBLAS SGEMM" if method_pct is not None else "an unknown share of cuBLAS SGEMM")
+                 + (f" with error {row.cublas_3xtf32_rel_err:.2e}" if row.cublas_3xtf32_rel_err is not None else "")
+                 + f", and this rung at {row.pct_cublas_3xtf32:.1f}% of it")
     return [line + "."]
 
 

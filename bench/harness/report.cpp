@@ -49,6 +49,8 @@ void for_each_counter(Counters& c, F&& f) {
   f("fp32_accurate", c.fp32_accurate, When::kAlways);
   f("pct_cublas_tf32", c.pct_cublas_tf32, When::kWhenSet);
   f("cublas_tf32_rel_err", c.cublas_tf32_rel_err, When::kWhenSet);
+  f("pct_cublas_3xtf32", c.pct_cublas_3xtf32, When::kWhenSet);
+  f("cublas_3xtf32_rel_err", c.cublas_3xtf32_rel_err, When::kWhenSet);
 }
 
 std::string shape_text(const RowCounters& c) {
@@ -134,6 +136,10 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
     os << "  NOT FP32-accurate";
     if (c.pct_cublas_tf32 >= 0) os << "; " << std::setprecision(1) << c.pct_cublas_tf32 << "% of cuBLAS TF32";
     if (c.cublas_tf32_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_tf32_rel_err) << ")";
+  }
+  if (c.pct_cublas_3xtf32 >= 0) {
+    os << "  " << std::setprecision(1) << c.pct_cublas_3xtf32 << "% of 3xTF32 on cuBLAS TF32";
+    if (c.cublas_3xtf32_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_3xtf32_rel_err) << ")";
   }
   return os.str();
 }

@@ -47,6 +47,10 @@ struct RowCounters {
   // (CUBLAS_COMPUTE_32F_FAST_TF32), interleaved on the same inputs; -1 elsewhere (no counter written).
   double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
   double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
+  // Rows of 3xTF32 rungs are also compared with the same method on cuBLAS's TF32 GEMM
+  // (sgemm::cublas_3xtf32: split, then three cuBLAS TF32 GEMMs), interleaved; -1 elsewhere.
+  double pct_cublas_3xtf32 = -1;      // pct_cublas_3xtf32: as pct_cublas, against cuBLAS 3xTF32
+  double cublas_3xtf32_rel_err = -1;  // cublas_3xtf32_rel_err: that method's rel_err on these inputs
 };
 
 // Counters only accuracy-sweep rows carry: accuracy_sweep (1), input_normal (1 = yes) and

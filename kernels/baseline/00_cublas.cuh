@@ -7,20 +7,26 @@
 //   reduced-precision paths; the call refuses to run when NVIDIA_TF32_OVERRIDE is set to
 //   anything but 0. sgemm::cublas_tf32() (not a rung) is cuBLAS's TF32 tensor-core GEMM with its
 //   own handle (CUBLAS_COMPUTE_32F_FAST_TF32): the fair comparison for the TF32 rung, reported
-//   beside it as pct_cublas_tf32, never used as the baseline.
+//   beside it as pct_cublas_tf32, never used as the baseline. sgemm::cublas_3xtf32() (not a rung)
+//   is the 3xTF32 method on that same TF32 GEMM: A and B split into TF32 big and small parts, then
+//   three cuBLAS TF32 GEMMs (small*big, big*small, big*big) summed in C; the tensor-core rungs that
+//   are FP32-accurate are reported against it too, so a page shows what the kernel adds.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 0; python3 tools/ncu_profile.py --kernel 0
 //   (ncu names the kernel cuBLAS picks for each shape)
 // PAGE: docs/rungs/00_cublas.md
 // =====================================================================================
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include <cublas_v2.h>
 
+#include "common/common.cuh"
 #include "common/launch.hpp"
+#include "common/tf32.cuh"
 
 namespace sgemm::rung00 {
 
@@ -94,8 +100,69 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string*) {
 
 }  // namespace sgemm::rung00
 
+namespace sgemm::rung00 {
+
+constexpr int kSplitThreads = 256;
+
+// X (rows x cols, ld) -> big and small (rows x cols, dense rows): x = big + small, both TF32.
+// A non-finite x keeps itself as big and gets small = 0 (Inf - Inf would be a NaN); a finite x so
+// close to FLT_MAX that rounding to TF32 overflows keeps its truncated TF32 value as big.
+__global__ void __launch_bounds__(kSplitThreads) split_3xtf32(int64_t rows, int64_t cols, const float* __restrict__ x,
+                                                              int64_t ld, float* __restrict__ big,
+                                                              float* __restrict__ small) {
+  constexpr unsigned kTf32Mask = ~((1u << 13) - 1u);  // FP32's 23 mantissa bits less TF32's 10
+  const int64_t n = rows * cols;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const float v = x[(i / cols) * ld + i % cols];
+    float hi, lo;
+    split_tf32(v, hi, lo);
+    if (!isfinite(v)) {
+      hi = v;
+      lo = 0.0f;
+    } else if (!isfinite(hi)) {
+      hi = __uint_as_float(__float_as_uint(v) & kTf32Mask);
+      lo = to_tf32(v - hi);
+    }
+    big[i] = hi;
+    small[i] = lo;
+  }
+}
+
+}  // namespace sgemm::rung00
+
 namespace sgemm {
 
 Status cublas_tf32(const GemmArgs& a, cudaStream_t stream) { return rung00::gemm(a, stream, true); }
+
+Status cublas_3xtf32(const GemmArgs& a, cudaStream_t stream) {
+  using rung00::kSplitThreads;
+  constexpr int64_t kMaxBlocks = 8192;  // grid-stride loops beyond this
+  const int64_t aFloats = a.M * a.K, bFloats = a.K * a.N;
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(size_t(2 * (aFloats + bFloats)) * sizeof(float), stream, &ws); s != Status::kOk)
+    return s;
+  float* Ahi = static_cast<float*>(ws);
+  float* Alo = Ahi + aFloats;
+  float* Bhi = Alo + aFloats;
+  float* Blo = Bhi + bFloats;
+  auto blocks = [&](int64_t n) { return unsigned(std::min(ceil_div64(n, kSplitThreads), kMaxBlocks)); };
+  rung00::split_3xtf32<<<blocks(aFloats), kSplitThreads, 0, stream>>>(a.M, a.K, a.A, a.lda, Ahi, Alo);
+  Status s = launch_status();
+  rung00::split_3xtf32<<<blocks(bFloats), kSplitThreads, 0, stream>>>(a.K, a.N, a.B, a.ldb, Bhi, Blo);
+  s = launch_status_after(s);
+  // Small terms first, into C with the caller's beta; the big*big term last, as the rungs add them.
+  GemmArgs g = a;
+  g.lda = a.K;
+  g.ldb = a.N;
+  const float* terms[3][2] = {{Alo, Bhi}, {Ahi, Blo}, {Ahi, Bhi}};
+  for (int t = 0; t < 3 && s == Status::kOk; ++t) {
+    g.A = terms[t][0];
+    g.B = terms[t][1];
+    g.beta = t == 0 ? a.beta : 1.0f;
+    s = rung00::gemm(g, stream, true);
+  }
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
 
 }  // namespace sgemm

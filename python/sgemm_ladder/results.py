@@ -120,6 +120,8 @@ class Row:
     lda: int | None = None             # the leading dimensions the row ran with (None: not recorded)
     ldb: int | None = None
     ldc: int | None = None
+    pct_cublas_3xtf32: float | None = None      # 3xTF32 rungs: % of the same method on cuBLAS's TF32 GEMM
+    cublas_3xtf32_rel_err: float | None = None  # ... and that method's error on the same inputs
 
     @property
     def verdict(self) -> str | None:
@@ -160,6 +162,7 @@ class AccuracyRow:
     cublas_tf32_rel_err: float | None = None
     max_abs_err: float | None = None
     wide_exponent: int | None = None  # E of a wide row (entries u * 2^e, e in [-E, E]); None for the others
+    cublas_3xtf32_rel_err: float | None = None  # 3xTF32 rungs: the method on cuBLAS's TF32 GEMM, same inputs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -327,7 +330,9 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), cublas_ms=_number(c.get("cublas_ms")),
         max_abs_err=_number(c.get("max_abs_err")), remeasured=_integer(c.get("remeasured")),
         repetitions=max(1, len(passes)), label=str(first.get("label", "")),
-        lda=_integer(c.get("lda")), ldb=_integer(c.get("ldb")), ldc=_integer(c.get("ldc")))
+        lda=_integer(c.get("lda")), ldb=_integer(c.get("ldb")), ldc=_integer(c.get("ldc")),
+        pct_cublas_3xtf32=_number(c.get("pct_cublas_3xtf32")),
+        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
@@ -339,7 +344,8 @@ def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) 
         M=int(c.get("M", m["M"])), N=int(c.get("N", m["N"])), K=int(c.get("K", m["K"])),
         rel_err=_number(c.get("rel_err")), verified=bool(_all(passes, c, "verified")),
         cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), max_abs_err=_number(c.get("max_abs_err")),
-        wide_exponent=(exponent if exponent is not None else int(wide["E"])) if wide else None)
+        wide_exponent=(exponent if exponent is not None else int(wide["E"])) if wide else None,
+        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")))
 
 
 def _number(value: Any) -> float | None:

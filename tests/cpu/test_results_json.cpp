@@ -102,6 +102,7 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
   EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), b.at("ms").get<double>());
   for (const std::string& counter : counter_names()) {
     const bool optional = counter == "pct_cublas_tf32" || counter == "cublas_tf32_rel_err" ||
+                          counter == "pct_cublas_3xtf32" || counter == "cublas_3xtf32_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
                           counter == "input_wide_exponent";
     EXPECT_EQ(b.contains(counter), !optional) << counter;
