@@ -17,11 +17,12 @@ Examples:
 The rungs and their kernels come from the registry (`sgemm_ladder.rungs()`). The ncu command for
 rung N with a kernel of ours is
     ncu --csv --page raw --print-units base --print-kernel-base function --clock-control none
-        --target-processes all --kernel-name-base demangled --kernel-name regex:<KERNEL>
+        --target-processes all --kernel-name-base function --kernel-name regex:^<KERNEL>$
         --launch-skip 1 --launch-count 1 --metrics <METRICS>
         sgemm_bench --kernel N --size S --repeat 1 --warmup 0 --no-check --min-time 0.01
-where <KERNEL> is the registry's `kernel` text ("sgemm_12_stream_k<true": the aligned whole-tile
-kernel, not sgemm_12_stream_k_shares). --launch-skip 1 skips sgemm_bench's 8x8x8 preflight
+where <KERNEL> is the function name in the registry's `kernel` text ("sgemm_12_stream_k" of
+"sgemm_12_stream_k<true", whole: not sgemm_12_stream_k_shares; at S^3 the aligned instance is the
+one that runs). --launch-skip 1 skips sgemm_bench's 8x8x8 preflight
 launch; the launch profiled is the (warm-up) launch at size S, the same work as a timed one. The
 cuBLAS rung (no kernel of ours) is filtered with regex:gemm|xmma|cutlass on bare function names,
 the first 4 matching launches are profiled and the longest is kept (cuBLAS may pick another
@@ -269,13 +270,17 @@ def find_ncu() -> Path | None:
 
 
 def kernel_filter(rung) -> list[str]:
-    """ncu's options that pick a registry rung's launches: its `kernel` text searched in the
-    demangled names ("sgemm_12_stream_k<true" names the aligned whole-tile kernel, not
-    sgemm_12_stream_k_shares or the unaligned instance); for the cuBLAS rung, cuBLAS's GEMM
-    kernels among the bare function names (ours are in namespace sgemm: "gemm" would match)."""
+    """ncu's options that pick a registry rung's launches: the bare function name of its `kernel`
+    text, whole ("sgemm_12_stream_k<true" -> ^sgemm_12_stream_k$: not sgemm_12_stream_k_shares, nor
+    a pre-pass kernel). The template arguments are left to the size: at size^3 with aligned rows
+    only the aligned instance runs. (Matching "<true" in ncu's demangled names profiled nothing: the
+    8x8x8 preflight then did not count as a skipped launch, or the names print differently.) For
+    the cuBLAS rung, cuBLAS's GEMM kernels among the bare function names (ours are in namespace
+    sgemm: "gemm" would match)."""
     if not rung.kernel:
         return ["--kernel-name-base", "function", "--kernel-name", f"regex:{CUBLAS_FILTER}"]
-    return ["--kernel-name-base", "demangled", "--kernel-name", f"regex:{re.escape(rung.kernel)}"]
+    stem = rung.kernel.split("<", 1)[0]
+    return ["--kernel-name-base", "function", "--kernel-name", f"regex:^{re.escape(stem)}$"]
 
 
 def ncu_command(ncu: Path | str, bench: Path | str, rung, size: int, metrics: list[str],
