@@ -37,7 +37,6 @@ SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
 SGEMM_DECLARE_RUNG(rung24)
-SGEMM_DECLARE_RUNG(rung25)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -139,10 +138,6 @@ const std::vector<Rung>& registry() {
        "a producer thread copies each slab with the TMA into a ring of stages guarded by mbarriers, so the two "
        "consumer warpgroups never meet at __syncthreads",
        "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch},
-      {25, "25_persistent", kTensor, 24, "tensor/25_persistent.cuh", "Persistent blocks: one per SM (sm_90a)",
-       "one block per SM walks the tiles of C, and the mbarrier ring carries over from tile to tile: the next "
-       "tile's copies overlap this tile's epilogue",
-       "sm_90a", "sgemm_25_persistent<true", k3xTf32, &rung25::tile, &rung25::supports, &rung25::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
