@@ -42,7 +42,7 @@ NCU_METRICS = (
     "stall_wait", "stall_dispatch_stall", "stall_no_instruction", "stall_math_pipe_throttle",
     "smem_ld_bank_conflicts", "smem_st_bank_conflicts", "smem_wavefronts_per_ffma", "dram_bytes",
     "global_ld_sectors_per_request", "global_st_sectors_per_request", "achieved_occupancy_pct", "inst_executed",
-    "tensor_hmma_active_pct", "tensor_gmma_active_pct",
+    "tensor_hmma_active_pct", "tensor_pipe_active_pct",
 )
 SASS_EXTRA = ("registers", "shared_bytes", "local_bytes")
 

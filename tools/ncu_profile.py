@@ -93,9 +93,11 @@ METRICS: list[tuple[str, str, str]] = [
     ("issue_slots_busy_pct", "sm__inst_issued.avg.pct_of_peak_sustained_active", "pct"),
     ("issue_active_pct", "smsp__issue_active.avg.pct_of_peak_sustained_active", "pct"),
     ("ffma_thread_insts", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "count"),
-    # Tensor-core rungs: mma.sync runs on the HMMA pipe, wgmma on the GMMA pipe (sm_90).
+    # Tensor-core rungs: mma.sync runs on the HMMA pipe; the whole tensor pipe counts wgmma too
+    # (ncu 2025 on sm_90 offers no GMMA-only cycles metric: sm__pipe_tensor_op_gmma_cycles_active
+    # read n/a).
     ("tensor_hmma_active_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "pct"),
-    ("tensor_gmma_active_pct", "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", "pct"),
+    ("tensor_pipe_active_pct", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "pct"),
     ("inst_executed", "smsp__inst_executed.sum", "count"),
     ("registers_per_thread", "launch__registers_per_thread", "count"),
 ] + [(f"stall_{r}", f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio", "ratio")

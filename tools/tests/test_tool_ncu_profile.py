@@ -42,7 +42,7 @@ def test_make_row_rung07(data_dir):
     assert row["achieved_gflops"] == pytest.approx(FLOPS / 4107264)  # FLOP per ns = GFLOP/s
     assert row["stall_long_scoreboard"] == 0.41 and row["stall_selected"] == 1.0
     assert row["achieved_occupancy_pct"] == 12.41
-    assert row["tensor_gmma_active_pct"] is None
+    assert row["tensor_pipe_active_pct"] is None
 
 
 def test_rung00_scaled_units_na_and_longest_launch(data_dir, registry):
