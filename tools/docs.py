@@ -391,10 +391,17 @@ def readme_block(rungs, gpus) -> str:
             cells += [num(row.gflops) if row else "n/a", pct(row), num(g, 1)]
         rows.append(cells)
     lines += table(head, rows)
+    tensor = [r for r in rungs if r.track == "tensor-core"]
+    inexact = [r for r in tensor if not r.fp32_accurate]
+    note = ""
+    if tensor:
+        note = (f" Rungs {tensor[0].id}-{tensor[-1].id} run on the tensor cores"
+                + (f"; {'rung' if len(inexact) == 1 else 'rungs'} {', '.join(str(r.id) for r in inexact)} "
+                   f"{'is' if len(inexact) == 1 else 'are'} not FP32-accurate (the page compares it with cuBLAS's "
+                   f"TF32 GEMM)" if inexact else "") + ".")
     lines += ["", "% cuBLAS: cuBLAS SGEMM (pure FP32) measured in the same process on the same inputs, with the "
               "95% interval of the ratio in brackets where the results carry one; geomean over the square sizes "
-              "1024³-8192³. Rungs 21-23 run on the tensor cores; rung 21 is not FP32-accurate (its page compares "
-              "it with cuBLAS's TF32 GEMM).", "", END]
+              "1024³-8192³." + note, "", END]
     return "\n".join(lines)
 
 
