@@ -131,24 +131,24 @@ void Session::verify_row(const std::string& name, const Rung& rung, Problem& p, 
   c->max_abs_err = v->second.max_abs_err;
 }
 
+// A comparison method's rel_err on the problem `key` names, cached per key in `cache`.
+double Session::method_rel_err(std::map<std::string, double>& cache, Problem& p, const std::string& key,
+                               const Precision& precision, GemmFn method, const char* what) {
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache[key] = verify_launch(p, precision, [&](std::string* detail) {
+                        const Status s = method(p.args(0), stream_);
+                        if (s != Status::kOk) *detail = std::string(what) + ": " + status_string(s);
+                        return s;
+                      }).rel_err;
+}
+
 double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
-  const auto it = cublas_tf32_rel_err_.find(key);
-  if (it != cublas_tf32_rel_err_.end()) return it->second;
-  return cublas_tf32_rel_err_[key] = verify_launch(p, precision, [&](std::string* detail) {
-                                       const Status s = cublas_tf32(p.args(0), stream_);
-                                       if (s != Status::kOk) *detail = std::string("cuBLAS TF32: ") + status_string(s);
-                                       return s;
-                                     }).rel_err;
+  return method_rel_err(cublas_tf32_rel_err_, p, key, precision, &cublas_tf32, "cuBLAS TF32");
 }
 
 double Session::cublas_3xtf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
-  const auto it = cublas_3xtf32_rel_err_.find(key);
-  if (it != cublas_3xtf32_rel_err_.end()) return it->second;
-  return cublas_3xtf32_rel_err_[key] = verify_launch(p, precision, [&](std::string* detail) {
-                                         const Status s = cublas_3xtf32(p.args(0), stream_);
-                                         if (s != Status::kOk) *detail = std::string("cuBLAS 3xTF32: ") + status_string(s);
-                                         return s;
-                                       }).rel_err;
+  return method_rel_err(cublas_3xtf32_rel_err_, p, key, precision, &cublas_3xtf32, "cuBLAS 3xTF32");
 }
 
 // The 3xTF32 rungs are also timed against the same method on cuBLAS's TF32 GEMM.

@@ -66,6 +66,9 @@ class Session {
   void verify_row(const std::string& name, const Rung& rung, harness::Problem& p, harness::RowCounters* c);
   // cuBLAS's TF32 GEMM on the problem `key` names: its rel_err (the comparison for rungs that
   // are not FP32-accurate). Cached per key.
+  using GemmFn = Status (*)(const GemmArgs&, cudaStream_t);
+  double method_rel_err(std::map<std::string, double>& cache, harness::Problem& p, const std::string& key,
+                        const Precision& precision, GemmFn method, const char* what);
   double cublas_tf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
   // The 3xTF32 method on cuBLAS's TF32 GEMM (sgemm::cublas_3xtf32), likewise: the comparison for
   // the 3xTF32 rungs. Cached per key.

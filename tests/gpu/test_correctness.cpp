@@ -17,7 +17,9 @@ class RungTest : public ::testing::TestWithParam<int> {};
 
 namespace {
 
-void check_all(int rung, const std::vector<harness::Shape>& shapes, InputKind kind) {
+// Every shape with every alpha/beta pair, on inputs of `kind`.
+std::vector<ProblemSpec> cases(const std::vector<harness::Shape>& shapes, InputKind kind, int wide_exponent = 20) {
+  std::vector<ProblemSpec> specs;
   for (const harness::Shape& shape : shapes)
     for (const auto& [alpha, beta] : alpha_betas()) {
       ProblemSpec spec;
@@ -25,9 +27,17 @@ void check_all(int rung, const std::vector<harness::Shape>& shapes, InputKind ki
       spec.alpha = alpha;
       spec.beta = beta;
       spec.kind = kind;
-      const harness::VerifyResult r = run_case(rung, spec);
-      EXPECT_TRUE(r.ok) << describe(rung, spec) << ": " << r.summary();
+      spec.wide_exponent = wide_exponent;
+      specs.push_back(spec);
     }
+  return specs;
+}
+
+void check_all(int rung, const std::vector<harness::Shape>& shapes, InputKind kind) {
+  for (const ProblemSpec& spec : cases(shapes, kind)) {
+    const harness::VerifyResult r = run_case(rung, spec);
+    EXPECT_TRUE(r.ok) << describe(rung, spec) << ": " << r.summary();
+  }
 }
 
 }  // namespace
@@ -86,28 +96,21 @@ TEST_P(RungTest, WideExponentRangeWithinBoundOrRefused) {
   if (!rung.precision.fp32_accurate) GTEST_SKIP() << rung.slug << " is not FP32-accurate";
   const std::vector<harness::Shape> shapes = {{1, 1, 1},       {7, 5, 3},     {127, 129, 65}, {129, 127, 257},
                                               {257, 255, 300}, {1, 1, 4099},  {3, 517, 129},  {1000, 1030, 1100}};
-  for (const harness::Shape& shape : shapes)
-    for (const auto& [alpha, beta] : alpha_betas()) {
-      ProblemSpec spec;
-      spec.shape = shape;
-      spec.alpha = alpha;
-      spec.beta = beta;
-      spec.kind = InputKind::kWide;
-      spec.wide_exponent = 20;
-      harness::Problem p(spec);
-      p.reset_c(0);
-      std::string detail;
-      const Status s = run(rung.id, p.args(0), nullptr, &detail);
-      if (s != Status::kOk) {
-        // A refusal, not a failure: it must say so, and a CUDA error is neither.
-        EXPECT_NE(s, Status::kCuda) << describe(rung.id, spec) << ": " << detail;
-        EXPECT_FALSE(detail.empty()) << describe(rung.id, spec) << ": " << status_string(s) << " without a reason";
-        continue;
-      }
-      SGEMM_CUDA(cudaDeviceSynchronize());
-      const harness::VerifyResult r = harness::verify(p, rung.precision);
-      EXPECT_TRUE(r.ok) << describe(rung.id, spec) << " wide_exponent=20: " << r.summary();
+  for (const ProblemSpec& spec : cases(shapes, InputKind::kWide, 20)) {
+    harness::Problem p(spec);
+    p.reset_c(0);
+    std::string detail;
+    const Status s = run(rung.id, p.args(0), nullptr, &detail);
+    if (s != Status::kOk) {
+      // A refusal, not a failure: it must say so, and a CUDA error is neither.
+      EXPECT_NE(s, Status::kCuda) << describe(rung.id, spec) << ": " << detail;
+      EXPECT_FALSE(detail.empty()) << describe(rung.id, spec) << ": " << status_string(s) << " without a reason";
+      continue;
     }
+    SGEMM_CUDA(cudaDeviceSynchronize());
+    const harness::VerifyResult r = harness::verify(p, rung.precision);
+    EXPECT_TRUE(r.ok) << describe(rung.id, spec) << " wide_exponent=20: " << r.summary();
+  }
 }
 
 // The compute-sanitizer runs (tools/sanitize.sh) use only this test: small ragged shapes.
