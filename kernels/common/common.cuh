@@ -154,18 +154,10 @@ __device__ __forceinline__ int floats_inside(int col, int ncols, bool row_ok) {
   return row_ok ? min(max(ncols - col, 0), kVecWidth) : 0;
 }
 
-// Copy 8 bytes from global to shared memory asynchronously (both addresses 8-byte aligned).
-__device__ __forceinline__ void cp_async_8(void* smem, const void* gmem) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, 8;\n" ::"r"(dst), "l"(gmem));
-}
-
 // cp.async of the four floats at `src` into 16 bytes of shared memory, of which only the first
 // `valid` floats are read; the rest are zero-filled. With none valid, nothing is read and `base`
 // (any address inside the matrix) stands in for `src`. kVec: one 16-byte copy (src 16-byte
-// aligned). Otherwise src is only 4-byte aligned: four whole floats take the widest copies this
-// address allows (a row with an odd leading dimension still starts 16-byte aligned every fourth
-// row, 8-byte aligned every second), a ragged end four 4-byte copies.
+// aligned); otherwise four 4-byte copies (src 4-byte aligned).
 template <bool kVec>
 __device__ __forceinline__ void cp_async_16_zfill(void* smem, const float* src, int valid, const float* base) {
   if (kVec) {
@@ -173,18 +165,6 @@ __device__ __forceinline__ void cp_async_16_zfill(void* smem, const float* src, 
     return;
   }
   float* dst = static_cast<float*>(smem);
-  if (valid == kVecWidth) {
-    const unsigned misalign = static_cast<unsigned>(reinterpret_cast<unsigned long long>(src) % 16u);
-    if (misalign == 0) {
-      cp_async_16(smem, src, 16);
-      return;
-    }
-    if (misalign == 8) {
-      cp_async_8(dst, src);
-      cp_async_8(dst + 2, src + 2);
-      return;
-    }
-  }
 #pragma unroll
   for (int i = 0; i < kVecWidth; ++i)
     cp_async_4(dst + i, i < valid ? src + i : base, i < valid ? int(sizeof(float)) : 0);
