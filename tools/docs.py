@@ -279,6 +279,24 @@ def roofline_line(r, results, ncu) -> list[str]:
             f"{ridge:.1f} FLOP/byte ({where})."]
 
 
+def unaligned_line(r, tag, results) -> list[str]:
+    """The rung at 4096³ with every leading dimension 4097 (`<tag>_unaligned.json`, from
+    tools/gpu_session.sh's `unaligned` step), against cuBLAS there and its own aligned row."""
+    if tag not in res.gpus(suffix="_unaligned.json"):
+        return []
+    una = res.load(tag, suite="unaligned", custom_ld=True)
+    row = una.row(r.id, 4096)
+    if row is None or r.id == 0:
+        return []
+    aligned = results.row(r.id, 4096)
+    line = (f"Every leading dimension 4097 at 4096³ (`bench/results/{una.path.name}`, commit "
+            f"`{una.context.get('sgemm_ladder_git', '?')}`): {num(row.gflops)} GFLOP/s, {pct(row)}% of cuBLAS "
+            f"on the same unaligned operands")
+    if aligned is not None and aligned.gflops:
+        line += f", {100.0 * row.gflops / aligned.gflops:.1f}% of this rung's aligned speed above"
+    return [line + ("" if row.verified else "; **NOT verified**") + "."]
+
+
 def gpu_section(r, prev, tag, results) -> list[str]:
     ctx = results.context
     lines = [f"### {results.gpu_name} (`bench/results/{results.path.name}`)", ""]
@@ -290,7 +308,8 @@ def gpu_section(r, prev, tag, results) -> list[str]:
     if not t:
         return lines + ["No results for this rung in this file.", ""]
     lines += t + [""]
-    for part in (clock_note(r, results), accuracy_line(r, results), wide_table(r, results),
+    for part in (clock_note(r, results), accuracy_line(r, results), unaligned_line(r, tag, results),
+                 wide_table(r, results),
                  sass_lines(r, prev, res.load_sass(tag) or {}),
                  ncu_lines(r, prev, res.load_ncu(tag) or {}), roofline_line(r, results, res.load_ncu(tag) or {})):
         for line in part:

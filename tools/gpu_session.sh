@@ -5,7 +5,7 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch test sanitize bench results suite soak sass ncu gdb
+#   steps: probe build build-debug tune dispatch test sanitize bench results unaligned suite soak sass ncu gdb
 #          fault python (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
@@ -63,6 +63,10 @@ for step in "${steps[@]}"; do
       run_step results "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 \
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
         --accuracy-sweep --json "$out/${gpu}.json" ;;
+    unaligned)  # every rung from the vectorized one up at 4096^3 with every leading dimension 4097
+      ids=$("$bench" --list | awk 'NR > 1 && $1 >= 6 {printf "%s%s", sep, $1; sep = ","}')
+      run_step unaligned "$bench" --kernel "$ids" --m 4096 --n 4096 --k 4096 --lda 4097 --ldb 4097 --ldc 4097 \
+        --min-time 0.1 --json "$out/${gpu}_unaligned.json" ;;
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
       run_step suite "$bench" --kernel 0,15,auto --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
     python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network

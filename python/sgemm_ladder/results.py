@@ -225,9 +225,10 @@ class Results:
 
 
 def load(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None,
-         suite: str | None = None) -> Results:
+         suite: str | None = None, custom_ld: bool = False) -> Results:
     """The results of one GPU: `<tag>.json` (or `<tag>_<suite>.json`) in `folder` (default
-    results_dir()), or the file at a path."""
+    results_dir()), or the file at a path. Rows run with leading dimensions other than the row
+    lengths are left out unless `custom_ld` (the file `<tag>_unaligned.json` holds only those)."""
     path = _file(tag_or_path, folder, f"_{suite}.json" if suite else ".json")
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -237,7 +238,7 @@ def load(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None
     rows, accuracy, skipped = [], [], []
     for name, passes, aggregates in _runs(doc["benchmarks"], skipped):
         if m := _TIMING_NAME.fullmatch(name):
-            if not _CUSTOM_LD.search(m["rest"] or ""):
+            if custom_ld or not _CUSTOM_LD.search(m["rest"] or ""):
                 rows.append(_timing_row(name, m, passes, aggregates))
         elif m := _ACCURACY_NAME.fullmatch(name):
             accuracy.append(_accuracy_row(m, passes, aggregates))

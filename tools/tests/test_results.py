@@ -100,6 +100,11 @@ def test_failed_rows_and_custom_leading_dimensions_are_left_out(h200):
     assert h200.row(0, 1000) is None  # its row ran with ld1004: not the plain shape
     assert h200.row(23, 64) is None
 
+    # ... unless asked for: the unaligned results files hold only such rows.
+    with_ld = results.load(h200.path, custom_ld=True)
+    row = with_ld.row(0, 1000)
+    assert row is not None and row.name.endswith("/ld1004_1004_1004")
+
 
 def test_a_row_without_repetitions_carries_its_own_interval(data_dir):
     h100 = results.load("h100", data_dir)
