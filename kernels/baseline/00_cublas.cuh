@@ -104,28 +104,14 @@ namespace sgemm::rung00 {
 
 constexpr int kSplitThreads = 256;
 
-// X (rows x cols, ld) -> big and small (rows x cols, dense rows): x = big + small, both TF32.
-// A non-finite x keeps itself as big and gets small = 0 (Inf - Inf would be a NaN); a finite x so
-// close to FLT_MAX that rounding to TF32 overflows keeps its truncated TF32 value as big.
+// X (rows x cols, ld) -> big and small (rows x cols, dense rows): x = big + small, both TF32
+// (split_fp32, common/tf32.cuh).
 __global__ void __launch_bounds__(kSplitThreads) split_3xtf32(int64_t rows, int64_t cols, const float* __restrict__ x,
                                                               int64_t ld, float* __restrict__ big,
                                                               float* __restrict__ small) {
-  constexpr unsigned kTf32Mask = ~((1u << 13) - 1u);  // FP32's 23 mantissa bits less TF32's 10
   const int64_t n = rows * cols;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const float v = x[(i / cols) * ld + i % cols];
-    float hi, lo;
-    split_tf32(v, hi, lo);
-    if (!isfinite(v)) {
-      hi = v;
-      lo = 0.0f;
-    } else if (!isfinite(hi)) {
-      hi = __uint_as_float(__float_as_uint(v) & kTf32Mask);
-      lo = to_tf32(v - hi);
-    }
-    big[i] = hi;
-    small[i] = lo;
-  }
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    split_fp32(x[(i / cols) * ld + i % cols], big[i], small[i]);
 }
 
 }  // namespace sgemm::rung00

@@ -21,6 +21,22 @@ __device__ __forceinline__ void split_tf32(float x, float& big, float& small) {
   small = to_tf32(x - big);
 }
 
+// The 3xTF32 split of any FP32 value, for the pre-passes that split whole operands (rungs 23
+// and 24, cublas_3xtf32): x = big + small like split_tf32, but the split never creates a NaN
+// or an Inf that x does not have: non-finite x gets small = 0 (Inf - Inf would be NaN), and a
+// finite x so close to FLT_MAX that rounding to TF32 overflows gets big = x truncated to TF32.
+__device__ __forceinline__ void split_fp32(float x, float& big, float& small) {
+  constexpr int kDroppedBits = 13;  // FP32's 23 mantissa bits less TF32's 10
+  constexpr unsigned kTf32Mask = ~((1u << kDroppedBits) - 1u);
+  split_tf32(x, big, small);
+  if (!isfinite(x)) {
+    small = 0.0f;
+  } else if (!isfinite(big)) {
+    big = __uint_as_float(__float_as_uint(x) & kTf32Mask);
+    small = to_tf32(x - big);
+  }
+}
+
 // D += A * B for one m16n8k8 TF32 tile on the tensor cores (mma.sync, sm_80+), FP32
 // accumulation. Fragments as the PTX ISA lays them out, with g = lane / 4, q = lane % 4:
 //   a[0] = A(g, q)   a[1] = A(g + 8, q)   a[2] = A(g, q + 4)   a[3] = A(g + 8, q + 4)

@@ -88,21 +88,6 @@ __device__ __forceinline__ int swizzle_offset(int row, int chunk) {
 
 // ---- pre-pass: the 3xTF32 split, once per element ----------------------------------------------
 
-// x = big + small. Unlike split_tf32 alone, never lets the split create a NaN or an Inf that
-// x does not have: non-finite x gets small = 0 (Inf - Inf would be NaN), and a finite x so
-// close to FLT_MAX that rounding to TF32 overflows gets big = x truncated to TF32.
-__device__ __forceinline__ void split_fp32(float x, float& big, float& small) {
-  constexpr int kDroppedBits = 13;  // FP32's 23 mantissa bits less TF32's 10
-  constexpr unsigned kTf32Mask = ~((1u << kDroppedBits) - 1u);
-  split_tf32(x, big, small);
-  if (!isfinite(x)) {
-    small = 0.0f;
-  } else if (!isfinite(big)) {
-    big = __uint_as_float(__float_as_uint(x) & kTf32Mask);
-    small = to_tf32(x - big);
-  }
-}
-
 // A (M x K, lda) -> Ahi, Alo (Mp x Kp, row length Kp), zero outside M x K. Threads: x across
 // the float4s of a row (coalesced), y across rows, looping over rows beyond the grid.
 template <bool kVec>
