@@ -99,7 +99,6 @@ __device__ __forceinline__ void add_partials(float (&acc)[TM][TN], const Partial
 }  // namespace sgemm::stream_k
 
 #ifndef SGEMM_DEVICE_ONLY
-#include <cstdlib>
 #include "common/launch.hpp"
 
 namespace sgemm::stream_k {
@@ -127,24 +126,9 @@ Status launch(const Plan& p, const Model& m, Whole whole, Shares shares, int thr
     s = launch_status();
   }
   if (s == Status::kOk && p.skBlocks > 0) {
-    if (std::getenv("SGEMM_PDL") != nullptr) {  // EXPERIMENT: programmatic dependent launch
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3(p.skBlocks);
-      cfg.blockDim = dim3(threads);
-      cfg.dynamicSmemBytes = size_t(smemBytes);
-      cfg.stream = stream;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      s = from_cuda(cudaLaunchKernelEx(&cfg, shares, int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
-                                       int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts));
-    } else {
     shares<<<p.skBlocks, threads, smemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
                                                        int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts);
     s = launch_status();
-    }
   }
   if (ws != nullptr)
     if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;

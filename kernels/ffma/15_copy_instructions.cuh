@@ -254,9 +254,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_15_copy_instructions(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                   float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A slab [BK][BM], B slab [BK][BN])
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");  // EXPERIMENT: shares may start
-#endif
   if (int(blockIdx.y * gridDim.x + blockIdx.x) >= sched.dpTiles) return;
   const Gemm g{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
@@ -281,9 +278,6 @@ sgemm_15_copy_instructions_shares(int M, int N, int K, float alpha, const float*
       compute_tile<kVec, Cfg, false>(smem, slabs, u, parts);
     else compute_tile<kVec, Cfg, true>(smem, slabs, u, parts);
   });
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // EXPERIMENT: finish after the whole tiles
-#endif
 }
 
 }  // namespace sgemm::rung15
