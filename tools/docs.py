@@ -18,6 +18,7 @@ Standard library only (plus the repository's own python/ folder).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 import sys
@@ -279,12 +280,25 @@ def roofline_line(r, results, ncu) -> list[str]:
             f"{ridge:.1f} FLOP/byte ({where})."]
 
 
+def unaligned_results(tag: str):
+    """`<tag>_unaligned.json` (tools/gpu_session.sh's `unaligned` step) in the results folder, read
+    once per folder; None if absent."""
+    return _unaligned_in(res.results_dir(), tag)
+
+
+@functools.lru_cache(maxsize=None)
+def _unaligned_in(folder: Path, tag: str):
+    if tag not in res.gpus(folder, suffix="_unaligned.json"):
+        return None
+    return res.load(tag, folder, suite="unaligned", custom_ld=True)
+
+
 def unaligned_line(r, tag, results) -> list[str]:
-    """The rung at 4096³ with every leading dimension 4097 (`<tag>_unaligned.json`, from
-    tools/gpu_session.sh's `unaligned` step), against cuBLAS there and its own aligned row."""
-    if tag not in res.gpus(suffix="_unaligned.json"):
+    """The rung at 4096³ with every leading dimension 4097, against cuBLAS there and its own
+    aligned row."""
+    una = unaligned_results(tag)
+    if una is None:
         return []
-    una = res.load(tag, suite="unaligned", custom_ld=True)
     row = una.row(r.id, 4096)
     if row is None or r.id == 0:
         return []
