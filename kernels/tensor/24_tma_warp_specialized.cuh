@@ -30,7 +30,6 @@ constexpr int kWarpgroupThreads = 4 * kWarpSize;  // a warpgroup: 4 consecutive 
 constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warpgroup)
 constexpr int kWgmmaN = 128;                      // columns of wgmma m64n128k8
 constexpr int kWgmmaK = 8;                        // k of one TF32 wgmma
-constexpr int kChunkBytes = 16;                   // one cell of the swizzle
 constexpr int kSwizzleBytes = 128;                // 128B swizzle: one swizzled row
 constexpr int kSwizzleRows = 8;                   // rows before the XOR pattern repeats
 constexpr int kSwizzleAtomBytes = kSwizzleBytes * kSwizzleRows;  // 1024: the swizzle atom
