@@ -37,6 +37,10 @@ SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
 SGEMM_DECLARE_RUNG(rung24)
+SGEMM_DECLARE_RUNG(rung25)
+namespace sgemm::rung25 {
+double scaled_error(int64_t K);
+}
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -55,6 +59,10 @@ const Precision kTf32{"tf32", kTcAcc, std::ldexp(1.0, -10) + std::ldexp(1.0, -22
 // 3xTF32: big + small keeps each operand to 2^-22 and the dropped small*small term is at most
 // 2^-22 of the product, so 3 * 2^-22 per product (bounded by 2^-20); three MMA additions per k.
 const Precision k3xTf32{"3xtf32", 3 * kTcAcc, std::ldexp(1.0, -20), true, false};
+
+// The Ozaki scheme on INT8: the integers are exact, so what is left is the scaling's rounding
+// (scaled, per row and column: rung25::scaled_error) and the final conversions to FP32.
+const Precision kOzakiInt8{"ozaki-int8", std::ldexp(1.0, -24), 0.0, true, false, &rung25::scaled_error};
 
 constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Track::kTensorCore,
                 kDispatch = Track::kDispatch;
@@ -138,6 +146,10 @@ const std::vector<Rung>& registry() {
        "a producer thread copies each slab with the TMA into a ring of stages guarded by mbarriers, so the two "
        "consumer warpgroups never meet at __syncthreads",
        "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch},
+      {25, "25_ozaki_int8", kTensor, 24, "tensor/25_ozaki_int8.cuh", "FP32 from INT8 tensor cores: the Ozaki scheme (sm_90a)",
+       "the Ozaki scheme: rows and columns scaled to integers, one INT8 wgmma GEMM per modulus, the FP32 result "
+       "rebuilt by the Chinese remainder theorem",
+       "sm_90a", "sgemm_25_ozaki_int8<7, true", kOzakiInt8, &rung25::tile, &rung25::supports, &rung25::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

@@ -54,6 +54,11 @@ struct Precision {
   double e_prod;     // relative error added to each product by operand rounding
   bool fp32_accurate;
   bool inf_exact;    // an infinite input gives the FP64 result (false: +-Inf may come out as NaN)
+  // Rungs that scale rows of A and columns of B to integers (the Ozaki scheme): each element is
+  // off by up to scaled(K) times its row's (column's) largest magnitude, which adds
+  //   scaled(K) * |alpha| * (2 max_k|A_ik| sum_k|B_kj| + sum_k|A_ik| max_k|B_kj|)
+  // to the bound. nullptr elsewhere.
+  double (*scaled)(int64_t K) = nullptr;
 };
 
 // The tracks of the ladder. In a track every rung is a copy of the one before it; the first rung

@@ -20,7 +20,8 @@ double gamma_n(double n, double u) { return n * u / (1.0 - n * u); }
 
 Tolerance tolerance(const Precision& p, int64_t K, bool exact) {
   if (exact) return {0.0, 0.0, 0.0};
-  return {gamma_n(double(K) + 2.0, p.u_acc) + p.e_prod, gamma_n(2.0, p.u_acc), kFp32SubnormalStep};
+  return {gamma_n(double(K) + 2.0, p.u_acc) + p.e_prod, gamma_n(2.0, p.u_acc), kFp32SubnormalStep,
+          p.scaled ? p.scaled(K) : 0.0};
 }
 
 namespace {
@@ -55,9 +56,32 @@ __device__ void atomic_max_nonneg(unsigned long long* p, double v) {
   atomicMax(p, static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
+// Per row of A (rows = M, stride = lda, step = 1) or column of B (rows = N, stride = 1,
+// step = ldb): the largest |x| and the sum of |x| over K, for Precision::scaled. The oracle's
+// helper: one thread per row or column, simple on purpose.
+__global__ void row_norms(int64_t rows, int64_t K, const float* x, int64_t stride, int64_t step, double* maxAbs,
+                          double* sumAbs) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows; i += int64_t(gridDim.x) * blockDim.x) {
+    double mx = 0, sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const double v = fabs(double(x[i * stride + k * step]));
+      mx = fmax(mx, v);
+      sum += v;
+    }
+    maxAbs[i] = mx;
+    sumAbs[i] = sum;
+  }
+}
+
+// The scaled term's ingredients: max and sum of |A| per row, of |B| per column (nullptr: none).
+struct Norms {
+  const double *a_max = nullptr, *a_sum = nullptr, *b_max = nullptr, *b_sum = nullptr;
+};
+
 __global__ void compare_kernel(const float* C, const float* C0, const double* ref, const double* mag,
                                int64_t M, int64_t N, int64_t ldc, double abs_alpha, double abs_beta,
-                               double f_ab, double f_c, double under, bool inf_exact, Totals* out) {
+                               double f_ab, double f_c, double under, double f_scaled, Norms norms,
+                               bool inf_exact, Totals* out) {
   __shared__ double scratch[kThreads / 32];
   double d2 = 0, r2 = 0, max_abs = 0, worst = 0;
   unsigned long long fails = 0, pad = 0, first = ~0ull, nonfinite = 0;
@@ -77,8 +101,11 @@ __global__ void compare_kernel(const float* C, const float* C0, const double* re
     } else if (isinf(r)) {
       good = double(c) == r || (!inf_exact && isnan(c));  // see Precision::inf_exact
     } else {
-      const double tol = f_ab * abs_alpha * mag[row * N + col] +
-                         (abs_beta == 0.0 ? 0.0 : f_c * abs_beta * fabs(double(C0[i]))) + under;
+      double tol = f_ab * abs_alpha * mag[row * N + col] +
+                   (abs_beta == 0.0 ? 0.0 : f_c * abs_beta * fabs(double(C0[i]))) + under;
+      if (f_scaled > 0)
+        tol += f_scaled * abs_alpha *
+               (2 * norms.a_max[row] * norms.b_sum[col] + norms.a_sum[row] * norms.b_max[col]);
       const double err = fabs(double(c) - r);
       good = err <= tol;  // false for a NaN or Inf c
       if (isfinite(err)) {
@@ -136,15 +163,24 @@ VerifyResult verify(Problem& problem, const Precision& precision) {
   h.first_bad = ~0ull;
   SGEMM_CUDA(cudaMemcpy(d_out, &h, sizeof(h), cudaMemcpyHostToDevice));
   const GemmArgs a = problem.args(0);
+  Norms norms;
+  double* d_norms = nullptr;
+  if (tol.f_scaled > 0 && s.M > 0 && s.N > 0) {
+    d_norms = static_cast<double*>(device_alloc(size_t(2 * (s.M + s.N)) * sizeof(double)));
+    norms = {d_norms, d_norms + s.M, d_norms + 2 * s.M, d_norms + 2 * s.M + s.N};
+    row_norms<<<kBlocks, kThreads>>>(s.M, s.K, a.A, s.lda, 1, d_norms, d_norms + s.M);
+    row_norms<<<kBlocks, kThreads>>>(s.N, s.K, a.B, 1, s.ldb, d_norms + 2 * s.M, d_norms + 2 * s.M + s.N);
+  }
   if (s.M > 0 && s.N > 0)
     compare_kernel<<<kBlocks, kThreads>>>(a.C, problem.pristine_c(), ref.d_ref, ref.d_mag, s.M, s.N,
                                           s.ldc, std::fabs(double(a.alpha)), std::fabs(double(a.beta)),
                                           tol.f_ab, tol.f_c,
                                           tol.f_under * (double(s.K) * std::fabs(double(a.alpha)) + 2.0),
-                                          precision.inf_exact, d_out);
+                                          d_norms ? tol.f_scaled : 0.0, norms, precision.inf_exact, d_out);
   SGEMM_CUDA(cudaGetLastError());
   SGEMM_CUDA(cudaMemcpy(&h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
   cudaFree(d_out);
+  if (d_norms) cudaFree(d_norms);
 
   VerifyResult r;
   r.exact = exact;

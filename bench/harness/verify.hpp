@@ -1,6 +1,8 @@
 // What "verified" means (DESIGN.md): element-wise against the FP64 reference, within
 //   |C - ref| <= (gamma_{K+2}(u) + e_prod) * |alpha| |A||B| + gamma_2(u) * |beta| |C0|
 //                + (K |alpha| + 2) * 2^-149
+//                + scaled(K) |alpha| (2 max_k|A_ik| sum_k|B_kj| + sum_k|A_ik| max_k|B_kj|)
+// (the last term only for rungs that scale rows and columns to integers: Precision::scaled)
 // (exact equality for small-integer inputs), non-finite values matching the reference, the
 // padding columns of C untouched and no write outside the operand's guard regions. The last
 // term is FP32's gradual underflow: a rounding whose result is subnormal is off by up to the
@@ -28,6 +30,7 @@ struct Tolerance {
   double f_ab = 0;     // multiplies |alpha| * (|A||B|)_ij
   double f_c = 0;      // multiplies |beta| * |C0_ij|
   double f_under = 0;  // multiplies K |alpha| + 2: the absolute error of one subnormal rounding
+  double f_scaled = 0; // multiplies |alpha| (2 max|A_i.| |B_.j|_1 + |A_i.|_1 max|B_.j|) (Precision::scaled)
 };
 // The subnormal spacing of FP32 (2^-149): what one rounding in the subnormal range can be off by.
 constexpr double kFp32SubnormalStep = 0x1p-149;

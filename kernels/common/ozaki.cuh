@@ -1,0 +1,347 @@
+// The Ozaki scheme's number machinery, shared by the INT8 rung (tensor/25_ozaki_int8.cuh) and the
+// same method on cuBLAS's INT8 GEMM (baseline/00_cublas.cuh): the moduli, how many of them a
+// product needs, the pre-pass that turns A and B into INT8 residues, and the Chinese-remainder
+// reconstruction. The rung's page (docs/rungs/25_ozaki_int8.md) explains the arithmetic with a
+// worked example. Header-only and free of host headers, like common.cuh.
+//
+// In short: row i of A is scaled by 2^sA[i] and column j of B by 2^sB[j] (powers of two, so the
+// scaling is exact) and rounded to integers of at most beta bits, |a| <= 2^beta. Their exact
+// integer product sum_k a_ik b_kj is below P/2 in magnitude, P = m_0 m_1 ... m_{n-1}, so it is
+// known once it is known modulo each m_l: n INT8 GEMMs of residues (|r| <= 128, exact in INT32),
+// then Garner's algorithm turns the n residues back into the integer, and 2^-(sA[i]+sB[j]) into
+// the FP32 result.
+#pragma once
+
+#include "common/common.cuh"
+
+namespace sgemm::ozaki {
+
+constexpr int kMaxModuli = 8;
+// Pairwise coprime moduli no larger than 256, so that a residue in [-128, 127] is one int8:
+// 2^8, 3*5*17, 11*23, 251, 13*19, 241, 239, 233. Their product is 2^63.57 (fits 64 bits).
+__host__ __device__ constexpr int modulus(int l) {
+  return l == 0 ? 256 : l == 1 ? 255 : l == 2 ? 253 : l == 3 ? 251 : l == 4 ? 247 : l == 5 ? 241 : l == 6 ? 239 : 233;
+}
+
+// x mod m in the balanced range [-floor(m/2), ceil(m/2) - 1] ([-128, 127] for 256), for any int x.
+__host__ __device__ constexpr int balance(int x, int m) {
+  int r = x % m;  // C++: the sign of x, |r| < m
+  if (r < -(m / 2)) r += m;
+  if (r > (m - 1) / 2) r -= m;
+  return r;
+}
+
+// (m_0 ... m_{j-1}) mod m_l and its inverse modulo m_l: the constants of Garner's algorithm.
+__host__ __device__ constexpr int prefix_mod(int j, int l) {
+  int p = 1;
+  for (int i = 0; i < j; ++i) p = p * modulus(i) % modulus(l);
+  return p;
+}
+__host__ __device__ constexpr int prefix_inverse(int l) {
+  const int p = prefix_mod(l, l), m = modulus(l);
+  for (int x = 1; x < m; ++x)
+    if (p * x % m == 1) return x;
+  return 0;  // unreachable: the moduli are coprime
+}
+
+// The same constants as compile-time values: the loops that compute them must not run per output.
+template <int J, int L>
+struct PrefixMod {
+  static constexpr int value = prefix_mod(J, L);
+};
+template <int L>
+struct PrefixInverse {
+  static constexpr int value = prefix_inverse(L);
+};
+
+// sum_{j < L} v[j] (m_0 ... m_{j-1} mod m_L): x so far, modulo m_L up to multiples of m_L
+// (|sum| < 8 * 128 * 256).
+template <int L, int J = 0>
+__host__ __device__ __forceinline__ int prefix_sum(const int* v) {
+  if constexpr (J >= L)
+    return 0;
+  else
+    return v[J] * PrefixMod<J, L>::value + prefix_sum<L, J + 1>(v);
+}
+
+// Garner's digits: v_L makes x = v_0 + m_0 v_1 + m_0 m_1 v_2 + ... right modulo m_L, given the
+// digits before it; each digit balanced, so that x lands in [-P/2, P/2).
+template <int N, int L = 0>
+__host__ __device__ __forceinline__ void garner_digits(const int (&r)[N], int (&v)[N]) {
+  if constexpr (L < N) {
+    constexpr int m = modulus(L);
+    const int t = balance(r[L] - prefix_sum<L>(v), m);
+    v[L] = balance(t * PrefixInverse<L>::value, m);
+    garner_digits<N, L + 1>(r, v);
+  }
+}
+
+// The integer whose residues modulo m_0..m_{N-1} are r[0..N-1] (any ints: reduced here), in
+// [-P/2, P/2), as a double (exact to 53 bits): Garner's digits in balanced mixed radix,
+// x = v_0 + m_0 (v_1 + m_1 (v_2 + ...)), summed from the top.
+template <int N>
+__host__ __device__ __forceinline__ double reconstruct(const int (&r)[N]) {
+  int v[N];
+  garner_digits<N>(r, v);
+  double x = v[N - 1];
+#pragma unroll
+  for (int l = N - 2; l >= 0; --l) x = fma(x, double(modulus(l)), double(v[l]));
+  return x;
+}
+
+// The scale of a row of A or a column of B that holds a NaN or an Inf: its outputs are NaN.
+constexpr int kNonFinite = -0x40000000;
+
+// The value of one output: the reconstructed integer times 2^-(sa + sb), NaN for a non-finite row
+// or column.
+__device__ __forceinline__ float unscale(double x, int sa, int sb) {
+  if (sa == kNonFinite || sb == kNonFinite) return __int_as_float(0x7fc00000);
+  return float(scalbn(x, -(sa + sb)));
+}
+
+// ---- the pre-pass -----------------------------------------------------------------------------
+
+// Per row of A and per column of B: the largest |x| (as FP32 bits: non-negative floats order like
+// their bits, NaN above Inf), the sum of |x| and the count of non-zeros. Zeroed before the pass.
+struct Stats {
+  unsigned* max_bits;
+  double* abs_sum;
+  int* nonzeros;
+};
+
+constexpr int kStatThreads = 256;
+constexpr int kStatRows = kStatThreads / kWarpSize;  // A: one warp per row
+constexpr int kStatChunk = 1024;                      // elements of K per block (A) ...
+constexpr int kStatColChunk = 256;                    // ... and rows of B per block
+
+__device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, double sum, int nnz) {
+  if (nnz == 0 && bits == 0) return;
+  atomicMax(s.max_bits + i, bits);
+  atomicAdd(s.abs_sum + i, sum);
+  atomicAdd(s.nonzeros + i, nnz);
+}
+
+// Rows of A: warp w of block (x, y) reads row 8y + w, elements [1024x, 1024x + 1024) of K.
+__global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ A,
+                                                           int64_t lda, Stats out) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t k0 = int64_t(blockIdx.x) * kStatChunk, kEnd = min(K, k0 + kStatChunk);
+  for (int64_t row = int64_t(blockIdx.y) * kStatRows + threadIdx.x / kWarpSize; row < M;
+       row += int64_t(gridDim.y) * kStatRows) {
+    unsigned bits = 0;
+    double sum = 0;
+    int nnz = 0;
+    for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) {
+      const float x = fabsf(A[row * lda + k]);
+      bits = max(bits, __float_as_uint(x));
+      sum += x;
+      nnz += x != 0.0f;
+    }
+    for (int o = kWarpSize / 2; o > 0; o >>= 1) {
+      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
+      sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
+    }
+    if (lane == 0) stats_add(out, row, bits, sum, nnz);
+  }
+}
+
+// Columns of B: thread (x, y) of block (bx, by) reads column 32bx + x, rows 256by + y, + 8, ...
+// (chunks of 256 rows, the grid's y looping over them)
+__global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ B,
+                                                           int64_t ldb, Stats out) {
+  __shared__ unsigned sBits[kStatRows][kWarpSize];
+  __shared__ double sSum[kStatRows][kWarpSize];
+  __shared__ int sNnz[kStatRows][kWarpSize];
+  const int64_t col = int64_t(blockIdx.x) * kWarpSize + threadIdx.x;
+  unsigned bits = 0;
+  double sum = 0;
+  int nnz = 0;
+  for (int64_t k0 = int64_t(blockIdx.y) * kStatColChunk; col < N && k0 < K; k0 += int64_t(gridDim.y) * kStatColChunk) {
+    const int64_t kEnd = min(K, k0 + kStatColChunk);
+    for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) {
+      const float x = fabsf(B[k * ldb + col]);
+      bits = max(bits, __float_as_uint(x));
+      sum += x;
+      nnz += x != 0.0f;
+    }
+  }
+  sBits[threadIdx.y][threadIdx.x] = bits;
+  sSum[threadIdx.y][threadIdx.x] = sum;
+  sNnz[threadIdx.y][threadIdx.x] = nnz;
+  __syncthreads();
+  if (threadIdx.y != 0 || col >= N) return;
+  for (int y = 1; y < kStatRows; ++y) {
+    bits = max(bits, sBits[y][threadIdx.x]);
+    sum += sSum[y][threadIdx.x];
+    nnz += sNnz[y][threadIdx.x];
+  }
+  stats_add(out, col, bits, sum, nnz);
+}
+
+// A row (or column) is "wide" when its largest magnitude exceeds kWideRatio times the mean
+// magnitude of its non-zeros: the scaled integers then keep too few bits of its typical entries
+// for an error like FP32's, and the rung refuses the inputs.
+constexpr double kWideRatio = 16.0;
+
+// Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
+// |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. Sets *wide (see kWideRatio).
+__global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ wide) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    const float mx = __uint_as_float(st.max_bits[i]);
+    int s = 0;
+    if (!(mx <= 3.402823466e38f)) {
+      s = kNonFinite;
+    } else if (mx > 0.0f) {
+      int e;
+      frexpf(mx, &e);
+      s = beta - e;
+      if (kWideRatio * st.abs_sum[i] < double(st.nonzeros[i]) * double(mx)) atomicOr(wide, 1);
+    }
+    shift[i] = s;
+  }
+}
+
+// x scaled by 2^s and rounded to the nearest integer (|result| <= 2^beta); 0 in a non-finite row.
+__device__ __forceinline__ int to_int(float x, int s) {
+  return s == kNonFinite ? 0 : __double2int_rn(scalbn(double(x), s));
+}
+
+// Four residues of q (moduli 4w .. 4w+3, below N) packed as bytes.
+template <int N>
+__device__ __forceinline__ void residue_bytes(int q, unsigned (&word)[(N + 3) / 4]) {
+#pragma unroll
+  for (int w = 0; w < (N + 3) / 4; ++w) word[w] = 0;
+#pragma unroll
+  for (int l = 0; l < N; ++l) word[l / 4] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * (l % 4));
+}
+
+constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
+constexpr int kTransposeTile = kWarpSize;
+constexpr int kMaxGridY = 65535;
+
+// A (M x K, lda) -> res[l] (Mp x Kp int8 each, K-major), zero outside M x K. Thread: four
+// consecutive k of a row, one 32-bit store of four residues per modulus.
+template <int N, bool kVec>
+__global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
+residues_a(int M, int K, const float* __restrict__ A, int lda, const int* __restrict__ shift, int64_t Mp, int64_t Kp,
+           signed char* __restrict__ res) {
+  const int64_t vec = int64_t(blockIdx.x) * kResThreadsX + threadIdx.x;
+  if (vec >= Kp / kVecWidth) return;
+  const int col = int(vec * kVecWidth);
+  for (int64_t row = int64_t(blockIdx.y) * kResThreadsY + threadIdx.y; row < Mp;
+       row += int64_t(gridDim.y) * kResThreadsY) {
+    const float4 x = load4_or_zero<kVec>(A + row * lda, col, K, row < M);
+    const int s = row < M ? shift[row] : 0;
+    const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
+    unsigned out[N] = {};
+#pragma unroll
+    for (int e = 0; e < kVecWidth; ++e) {
+      unsigned w[(N + 3) / 4];
+      residue_bytes<N>(to_int(v[e], s), w);
+#pragma unroll
+      for (int l = 0; l < N; ++l) out[l] |= ((w[l / 4] >> (8 * (l % 4))) & 0xff) << (8 * e);
+    }
+#pragma unroll
+    for (int l = 0; l < N; ++l) *reinterpret_cast<unsigned*>(res + (l * Mp + row) * Kp + col) = out[l];
+  }
+}
+
+// B (K x N, ldb) -> res[l] (Np x Kp int8 each, B transposed: K-major), zero outside. One 32 x 32
+// tile per block and step, transposed through shared memory like rung 24's split.
+template <int N>
+__global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
+residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __restrict__ shift, int64_t Np,
+           int64_t Kp, signed char* __restrict__ res) {
+  __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n]
+  const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
+  for (int64_t n0 = int64_t(blockIdx.y) * kTransposeTile; n0 < Np; n0 += int64_t(gridDim.y) * kTransposeTile) {
+#pragma unroll
+    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
+      const int r = threadIdx.y + i * kResThreadsY;
+      const int64_t k = k0 + r, n = n0 + threadIdx.x;
+      sTile[r][threadIdx.x] = (k < K && n < Ncols) ? B[k * ldb + n] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
+      const int r = threadIdx.y + i * kResThreadsY;
+      const int64_t n = n0 + r, k = k0 + threadIdx.x;
+      const int q = to_int(sTile[threadIdx.x][r], n < Ncols ? shift[n] : 0);
+#pragma unroll
+      for (int l = 0; l < N; ++l) res[(l * Np + n) * Kp + k] = static_cast<signed char>(balance(q, modulus(l)));
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace sgemm::ozaki
+
+#ifndef SGEMM_DEVICE_ONLY
+#include <algorithm>
+
+#include "common/launch.hpp"
+
+namespace sgemm::ozaki {
+
+// How many moduli a K-deep product uses and how many bits (beta) its integers keep.
+// The error of the scheme is about 2 * 2^-beta relative to the result on random inputs, whatever
+// K; cuBLAS SGEMM's grows like 0.3 * 2^-24 * sqrt(K) (measured: rung 25's page). The product
+// keeps beta >= 27 - floor(log2(K) / 2) bits, enough to stay below cuBLAS's error, with the fewest
+// moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P.
+struct Plan {
+  int moduli = 0;
+  int beta = 0;
+};
+inline int ceil_log2(int64_t k) {
+  int l = 0;
+  while (l < 62 && (int64_t(1) << l) < k) ++l;
+  return l;
+}
+inline int max_beta(int n, int64_t K) {
+  unsigned __int128 P = 1;
+  for (int l = 0; l < n; ++l) P *= unsigned(modulus(l));
+  int b = 0;
+  while (b < 30 && (unsigned __int128)(2 * std::max<int64_t>(K, 1)) << (2 * (b + 1)) < P) ++b;
+  return b;
+}
+inline Plan plan(int64_t K) {
+  const int need = 27 - ceil_log2(std::max<int64_t>(K, 1)) / 2;
+  for (int n = 1; n <= kMaxModuli; ++n)
+    if (const int b = max_beta(n, K); b >= need) return {n, b};
+  return {kMaxModuli, max_beta(kMaxModuli, K)};
+}
+
+// The pre-pass up to the scale exponents: statistics of A's rows and B's columns, then sA, sB and
+// the wide flag (all in `ws`, a workspace of workspace_bytes(M, N) bytes). Queued on `stream`.
+inline size_t stats_bytes(int64_t M, int64_t N) {
+  return size_t(M + N) * (sizeof(unsigned) + sizeof(double) + sizeof(int)) + size_t(M + N + 1) * sizeof(int);
+}
+struct Scales {
+  int* shiftA;  // [M]
+  int* shiftB;  // [N]
+  int* wide;    // one int: non-zero when a row or column is wide (kWideRatio)
+};
+inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out) {
+  const int64_t n = a.M + a.N;
+  double* sum = static_cast<double*>(ws);
+  unsigned* bits = reinterpret_cast<unsigned*>(sum + n);
+  int* nnz = reinterpret_cast<int*>(bits + n);
+  int* shift = nnz + n;
+  *out = {shift, shift + a.M, shift + n};
+  if (cudaMemsetAsync(ws, 0, stats_bytes(a.M, a.N), stream) != cudaSuccess) return launch_status();
+  const Stats sa{bits, sum, nnz}, sb{bits + a.M, sum + a.M, nnz + a.M};
+  const dim3 gridA(unsigned(ceil_div64(a.K, kStatChunk)), unsigned(std::min<int64_t>(ceil_div64(a.M, kStatRows), kMaxGridY)));
+  stats_rows<<<gridA, kStatThreads, 0, stream>>>(a.M, a.K, a.A, a.lda, sa);
+  Status s = launch_status();
+  const dim3 gridB(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(std::min<int64_t>(ceil_div64(a.K, kStatColChunk), kMaxGridY)));
+  stats_cols<<<gridB, dim3(kWarpSize, kStatRows), 0, stream>>>(a.K, a.N, a.B, a.ldb, sb);
+  s = launch_status_after(s);
+  constexpr int kFinishThreads = 256, kFinishBlocks = 1024;
+  finish_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kFinishThreads), kFinishBlocks)), kFinishThreads, 0, stream>>>(
+      n, Stats{bits, sum, nnz}, beta, shift, out->wide);
+  return launch_status_after(s);
+}
+
+}  // namespace sgemm::ozaki
+#endif
