@@ -110,6 +110,7 @@ VerifyResult Session::verify_launch(Problem& p, const Precision& precision,
   p.reset_c(0);
   std::string detail;
   const Status s = launch(&detail);
+  if (s == Status::kUnsupported) throw Refused(detail.empty() ? status_string(s) : detail);
   if (s != Status::kOk) throw std::runtime_error(detail.empty() ? status_string(s) : detail);
   SGEMM_CUDA(cudaStreamSynchronize(stream_));
   return verify(p, precision);
@@ -250,9 +251,20 @@ void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
     state.counters["input_wide_exponent"] = row.kind == InputKind::kWide ? row.wide_exponent : 0;
   } catch (const OutOfMemory& e) {
     fail(state, row.name, e.what(), true);
+  } catch (const Refused& e) {
+    // A rung may refuse wide-exponent inputs it cannot keep FP32-accurate (issue: detect, then
+    // fall back or refuse with a reason): the row records the refusal, which fails nothing.
+    fail(state, row.name, e.what(), false);
+    if (row.kind == InputKind::kWide) refused_.insert(row.name);
   } catch (const std::exception& e) {
     fail(state, row.name, e.what(), false);
   }
+}
+
+bool Session::rows_failed() const {
+  for (const auto& [name, why] : errors_)
+    if (!refused_.count(name)) return true;
+  return false;
 }
 
 void Session::register_benchmarks() {

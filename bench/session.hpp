@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ class Session {
   std::string preflight();
 
   const std::map<std::string, std::string>& errors() const { return errors_; }
+  // Whether a row failed: an error that is not a rung's refusal of wide-exponent inputs.
+  bool rows_failed() const;
   bool verification_failed() const { return verification_failed_; }
   bool device_failed() const { return device_failed_; }
   harness::SmClockSampler& clocks() { return *clocks_; }
@@ -85,6 +88,7 @@ class Session {
   std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
   std::map<std::string, double> cublas_3xtf32_rel_err_;    // problem key -> cuBLAS 3xTF32's rel_err
   std::map<std::string, std::string> errors_;
+  std::set<std::string> refused_;  // accuracy rows whose rung refused the wide-exponent inputs
   bool verification_failed_ = false;
   bool device_failed_ = false;
 };

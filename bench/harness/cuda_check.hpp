@@ -15,6 +15,11 @@ struct CudaError : std::runtime_error {
 };
 
 // Thrown when a device allocation fails; says how many bytes were asked for.
+// A rung returned Status::kUnsupported for valid inputs, with its reason (what()).
+struct Refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct OutOfMemory : std::runtime_error {
   size_t bytes;
   OutOfMemory(size_t b, const std::string& what) : std::runtime_error(what), bytes(b) {}
