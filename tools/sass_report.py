@@ -65,7 +65,7 @@ CATEGORIES = [
     "LDS", "LDS.64", "LDS.128",
     "STS", "STS.64", "STS.128",
     "STG.E", "STG.E.64", "STG.E.128",
-    "LDGSTS", "HMMA", "HGMMA", "BAR", "LDL", "STL", "branch", "other", "NOP",
+    "LDGSTS", "HMMA", "HGMMA", "IGMMA", "BAR", "LDL", "STL", "branch", "other", "NOP",
     "FFMA.reuse",
 ]
 # Not instructions: NOP padding, and FFMA.reuse, the FFMA source operands flagged .reuse (served
@@ -112,7 +112,7 @@ def categorize(opcode: str, predicate: str | None = None) -> str:
         return f"{base}.E{width}"
     if base in ("LDS", "STS"):
         return f"{base}{width}"
-    if base in ("LDGSTS", "HMMA", "HGMMA"):  # cp.async; mma.sync and wgmma on the tensor cores
+    if base in ("LDGSTS", "HMMA", "HGMMA", "IGMMA"):  # cp.async; mma.sync and wgmma (float, integer) on the tensor cores
         return base
     if base in ("BAR", "LDL", "STL", "NOP"):
         return base
