@@ -257,21 +257,14 @@ sgemm_25_ozaki_int8(int M, int N, int kTiles, float alpha, const __grid_constant
         wgmma_m64n128k32(rAcc, make_desc(aTile + stepOffset), make_desc(bTile + stepOffset), accumulate);
       }
       wgmma_commit();
-      // Integer sums need no per-slab FP32 add (rung 24 waits for its wgmmas here to add them):
-      // this slab's wgmmas stay in flight while the previous slab's are waited for and its stage
-      // is handed back.
-      wgmma_wait<1>();
+      wgmma_wait<0>();  // this warp's wgmmas have read the stage
       __syncwarp();
-      if (kt > 0 && lane == 0) mbar_arrive(emptyAddr + (t - 1) % Stages * kBarBytes);  // one arrival per consumer warp
+      if (lane == 0) mbar_arrive(emptyAddr + s * kBarBytes);  // one arrival per consumer warp
       if ((kt + 1) % T::kReduceSlabs == 0) {  // K beyond 2^16: keep the INT32 sums in range
-        wgmma_wait<0>();
 #pragma unroll
         for (int i = 0; i < T::kAccRegs; ++i) rAcc[i] %= m;
       }
     }
-    wgmma_wait<0>();  // the modulus's last wgmmas have read their stage and written the sums
-    __syncwarp();
-    if (lane == 0) mbar_arrive(emptyAddr + (t - 1) % Stages * kBarBytes);
     // The sum modulo m_l, one byte per output, four to a word; the next modulus's wgmma_fence
     // orders these reads of the accumulators before its writes.
 #pragma unroll
