@@ -207,15 +207,6 @@ __device__ __forceinline__ int to_int(float x, int s) {
   return s == kNonFinite ? 0 : __double2int_rn(scalbn(double(x), s));
 }
 
-// Four residues of q (moduli 4w .. 4w+3, below N) packed as bytes.
-template <int N>
-__device__ __forceinline__ void residue_bytes(int q, unsigned (&word)[(N + 3) / 4]) {
-#pragma unroll
-  for (int w = 0; w < (N + 3) / 4; ++w) word[w] = 0;
-#pragma unroll
-  for (int l = 0; l < N; ++l) word[l / 4] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * (l % 4));
-}
-
 constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
 constexpr int kTransposeTile = kWarpSize;
 constexpr int kMaxGridY = 65535;
@@ -234,13 +225,12 @@ residues_a(int M, int K, const float* __restrict__ A, int lda, const int* __rest
     const float4 x = load4_or_zero<kVec>(A + row * lda, col, K, row < M);
     const int s = row < M ? shift[row] : 0;
     const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
-    unsigned out[N] = {};
+    unsigned out[N] = {};  // per modulus: the four elements' residues, one byte each
 #pragma unroll
     for (int e = 0; e < kVecWidth; ++e) {
-      unsigned w[(N + 3) / 4];
-      residue_bytes<N>(to_int(v[e], s), w);
+      const int q = to_int(v[e], s);
 #pragma unroll
-      for (int l = 0; l < N; ++l) out[l] |= ((w[l / 4] >> (8 * (l % 4))) & 0xff) << (8 * e);
+      for (int l = 0; l < N; ++l) out[l] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * e);
     }
 #pragma unroll
     for (int l = 0; l < N; ++l) *reinterpret_cast<unsigned*>(res + (l * Mp + row) * Kp + col) = out[l];
@@ -313,7 +303,7 @@ inline Plan plan(int64_t K) {
 }
 
 // The pre-pass up to the scale exponents: statistics of A's rows and B's columns, then sA, sB and
-// the wide flag (all in `ws`, a workspace of workspace_bytes(M, N) bytes). Queued on `stream`.
+// the wide flag (all in `ws`, a workspace of at least stats_bytes(M, N) bytes). Queued on `stream`.
 inline size_t stats_bytes(int64_t M, int64_t N) {
   return size_t(M + N) * (sizeof(unsigned) + sizeof(double) + sizeof(int)) + size_t(M + N + 1) * sizeof(int);
 }
