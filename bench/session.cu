@@ -46,6 +46,7 @@ std::string shape_key(const Shape& s, InputKind kind, int wide_exponent, bool ro
 }  // namespace
 
 Session::Session(Options options, DeviceInfo device) : o_(std::move(options)), dev_(std::move(device)) {
+  set_packing(o_.packing == "always" ? Packing::kAlways : o_.packing == "never" ? Packing::kNever : Packing::kAuto);
   SGEMM_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   clocks_ = std::make_unique<SmClockSampler>(dev_.device, stream_);
 }
@@ -148,12 +149,22 @@ double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Pr
   return method_rel_err(cublas_tf32_rel_err_, p, key, precision, &cublas_tf32, "cuBLAS TF32");
 }
 
-double Session::cublas_3xtf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
-  return method_rel_err(cublas_3xtf32_rel_err_, p, key, precision, &cublas_3xtf32, "cuBLAS 3xTF32");
+double Session::cublas_method_rel_err(const CublasMethod& m, Problem& p, const std::string& key,
+                                      const Precision& precision) {
+  return method_rel_err(cublas_method_rel_err_[m.what], p, key, precision, m.fn, m.what);
 }
 
-// The 3xTF32 rungs are also timed against the same method on cuBLAS's TF32 GEMM.
-static bool is_3xtf32(const Rung& rung) { return std::string(rung.precision.name) == "3xtf32"; }
+// The FP32-accurate tensor-core rungs are also timed against the same method on cuBLAS's GEMMs,
+// found by the rung's precision.
+const Session::CublasMethod* Session::cublas_method(const Rung& rung) {
+  static const CublasMethod k3xtf32{&cublas_3xtf32, "cuBLAS 3xTF32", &RowCounters::pct_cublas_3xtf32,
+                                    &RowCounters::cublas_3xtf32_rel_err};
+  static const CublasMethod kOzaki{[](const GemmArgs& a, cudaStream_t s) { return cublas_ozaki_int8(a, s); },
+                                   "Ozaki on cuBLAS INT8", &RowCounters::pct_cublas_ozaki_int8,
+                                   &RowCounters::cublas_ozaki_int8_rel_err};
+  const std::string name = rung.precision.name;
+  return name == "3xtf32" ? &k3xtf32 : name == "ozaki-int8" ? &kOzaki : nullptr;
+}
 
 bool Session::clock_ok(const ClockRange& clock) const {
   return clock.min_mhz > 0 && clock.min_mhz >= o_.clock_threshold_pct / 100.0 * dev_.sm_clock_max_mhz;
@@ -186,12 +197,13 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.checked = o_.check;
     if (o_.check) verify_row(row.name, rung, p, &c);
     // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
-    // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the 3xTF32 rungs the
-    // 3xTF32 method on cuBLAS's TF32 GEMM: interleaved, same inputs.
+    // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the FP32-accurate
+    // tensor-core rungs the same method on cuBLAS (cublas_method): interleaved, same inputs.
     std::vector<LaunchFn> contenders = {[&](int set) { return run(rung.id, p.args(set), stream_); },
                                         [&](int set) { return run(0, p.args(set), stream_); }};
+    const CublasMethod* method = c.fp32_accurate ? cublas_method(rung) : nullptr;
     if (!c.fp32_accurate) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
-    else if (is_3xtf32(rung)) contenders.push_back([&](int set) { return cublas_3xtf32(p.args(set), stream_); });
+    else if (method) contenders.push_back([&](int set) { return method->fn(p.args(set), stream_); });
     RoundsPlan plan;
     plan.warm.warmup = o_.warmup;
     plan.rounds = o_.rounds;
@@ -206,16 +218,17 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.pct_cublas_lo = ci.lo;
     c.pct_cublas_hi = ci.hi;
     set_clock_counters(m.rounds.clock, &c);
+    c.packed = packs(rung, p.args(0));
     c.remeasured = m.remeasured;
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
     if (!c.fp32_accurate) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
       c.cublas_tf32_rel_err =
           cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
-    } else if (is_3xtf32(rung)) {
-      c.pct_cublas_3xtf32 = median(m.rounds.pct_per_round(0, 2));
-      c.cublas_3xtf32_rel_err =
-          cublas_3xtf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
+    } else if (method) {
+      c.*method->pct = median(m.rounds.pct_per_round(0, 2));
+      c.*method->rel_err =
+          cublas_method_rel_err(*method, p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
     }
     report_row(state, c);
   } catch (const OutOfMemory& e) {
@@ -242,9 +255,9 @@ void Session::run_accuracy(benchmark::State& state, const RowPlan& row) {
     if (!c.fp32_accurate)
       c.cublas_tf32_rel_err =
           cublas_tf32_rel_err(p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
-    else if (is_3xtf32(rung))
-      c.cublas_3xtf32_rel_err =
-          cublas_3xtf32_rel_err(p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
+    else if (const CublasMethod* method = cublas_method(rung))
+      c.*method->rel_err =
+          cublas_method_rel_err(*method, p, shape_key(row.shape, row.kind, row.wide_exponent, false), rung.precision);
     report_row(state, c);
     state.counters["accuracy_sweep"] = 1;
     state.counters["input_normal"] = row.kind == InputKind::kNormal ? 1 : 0;

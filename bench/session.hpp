@@ -73,9 +73,18 @@ class Session {
   double method_rel_err(std::map<std::string, double>& cache, harness::Problem& p, const std::string& key,
                         const Precision& precision, GemmFn method, const char* what);
   double cublas_tf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
-  // The 3xTF32 method on cuBLAS's TF32 GEMM (sgemm::cublas_3xtf32), likewise: the comparison for
-  // the 3xTF32 rungs. Cached per key.
-  double cublas_3xtf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
+  // The same method on cuBLAS's own GEMM, for the FP32-accurate tensor-core rungs (3xTF32 on its
+  // TF32 GEMM, the Ozaki scheme on its INT8 GEMM): which function, and where its figures go.
+  struct CublasMethod {
+    GemmFn fn;
+    const char* what;
+    double harness::RowCounters::*pct;
+    double harness::RowCounters::*rel_err;
+  };
+  static const CublasMethod* cublas_method(const Rung& rung);  // null: the rung has none
+  // That method's rel_err on the problem `key` names, cached per method and key.
+  double cublas_method_rel_err(const CublasMethod& m, harness::Problem& p, const std::string& key,
+                               const Precision& precision);
   void fail(benchmark::State& state, const std::string& name, const std::string& message, bool device_problem);
 
   harness::Options o_;
@@ -86,7 +95,7 @@ class Session {
   std::string problem_key_;
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
   std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
-  std::map<std::string, double> cublas_3xtf32_rel_err_;    // problem key -> cuBLAS 3xTF32's rel_err
+  std::map<std::string, std::map<std::string, double>> cublas_method_rel_err_;  // method -> problem key -> rel_err
   std::map<std::string, std::string> errors_;
   std::set<std::string> refused_;  // accuracy rows whose rung refused the wide-exponent inputs
   bool verification_failed_ = false;

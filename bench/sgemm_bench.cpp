@@ -71,7 +71,8 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   char threshold[32];
   std::snprintf(threshold, sizeof threshold, "%g", o.clock_threshold_pct);
   benchmark::AddCustomContext("clock_threshold_pct", threshold);
-  benchmark::AddCustomContext("input", input_label(o.input, o.wide_exponent));  // "wide20" for --input wide
+  benchmark::AddCustomContext("input", input_label(o.input, o.wide_exponent));
+  benchmark::AddCustomContext("packing", o.packing);  // the front door's packing of unaligned operands  // "wide20" for --input wide
   benchmark::AddCustomContext("sgemm_ladder_version", SGEMM_LADDER_VERSION);
   benchmark::AddCustomContext("sgemm_ladder_git", SGEMM_LADDER_GIT);
   benchmark::AddCustomContext("command", command);

@@ -67,11 +67,13 @@ const Precision kOzakiInt8{"ozaki-int8", std::ldexp(1.0, -24), 0.0, true, false,
 constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Track::kTensorCore,
                 kDispatch = Track::kDispatch;
 constexpr int kNone = -1;  // builds on nothing
+constexpr bool kPacks = true;  // the front door may pack unaligned operands (Rung::packs_unaligned)
 }  // namespace
 
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
 // architecture, the kernel the tools report (text in its name: from rung 6 on, the instance with
-// 128-bit accesses, `<true`), precision, then the functions.
+// 128-bit accesses, `<true`), precision, then the functions; last, for rungs whose kernel reads the
+// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands).
 const std::vector<Rung>& registry() {
   static const std::vector<Rung> table = {
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",
@@ -95,48 +97,48 @@ const std::vector<Rung>& registry() {
        "sgemm_05_blocktile_2d", kFp32, &rung05::tile, &rung05::supports, &rung05::launch},
       {6, "06_vectorized", kCuda, 5, "ffma/06_vectorized.cuh", "128-bit vectorized loads",
        "128-bit vectorized global and shared loads, with A stored transposed in shared memory", "sm_70",
-       "sgemm_06_vectorized<true", kFp32, &rung06::tile, &rung06::supports, &rung06::launch},
+       "sgemm_06_vectorized<true", kFp32, &rung06::tile, &rung06::supports, &rung06::launch, nullptr, kPacks},
       {7, "07_bank_conflict_free", kCuda, 6, "ffma/07_bank_conflict_free.cuh", "Bank-conflict-free shared memory",
        "bank-conflict-free shared memory: an XOR swizzle for the transposed A tile, warp-contiguous fragments",
-       "sm_70", "sgemm_07_bank_conflict_free<true", kFp32, &rung07::tile, &rung07::supports, &rung07::launch},
+       "sm_70", "sgemm_07_bank_conflict_free<true", kFp32, &rung07::tile, &rung07::supports, &rung07::launch, nullptr, kPacks},
       {8, "08_autotuned", kCuda, 7, "ffma/08_autotuned.cuh", "Autotuned tiles",
        "autotuning: rung 07's kernel with the tile sizes an on-GPU search chose for this architecture", "sm_70",
-       "sgemm_08_autotuned<true", kFp32, &rung08::tile, &rung08::supports, &rung08::launch},
+       "sgemm_08_autotuned<true", kFp32, &rung08::tile, &rung08::supports, &rung08::launch, nullptr, kPacks},
       {9, "09_warptiling", kCuda, 8, "ffma/09_warptiling.cuh", "Warp tiling",
        "warptiling: each warp owns a compact WM x WN tile between the block tile and the thread tiles", "sm_70",
-       "sgemm_09_warptiling<true", kFp32, &rung09::tile, &rung09::supports, &rung09::launch},
+       "sgemm_09_warptiling<true", kFp32, &rung09::tile, &rung09::supports, &rung09::launch, nullptr, kPacks},
       {10, "10_double_buffering", kCuda, 9, "ffma/10_double_buffering.cuh", "Double buffering: a cp.async pipeline",
        "double buffering: a multi-stage cp.async shared-memory pipeline plus register-fragment prefetch", "sm_80",
-       "sgemm_10_double_buffering<true", kFp32, &rung10::tile, &rung10::supports, &rung10::launch},
+       "sgemm_10_double_buffering<true", kFp32, &rung10::tile, &rung10::supports, &rung10::launch, nullptr, kPacks},
       {11, "11_split_k", kCuda, 10, "ffma/11_split_k.cuh", "Split-K against wave quantization",
        "fill the chip: when the tile grid leaves SMs idle, split K across blocks and sum the partial tiles", "sm_80",
-       "sgemm_11_split_k<true", kFp32, &rung11::tile, &rung11::supports, &rung11::launch},
+       "sgemm_11_split_k<true", kFp32, &rung11::tile, &rung11::supports, &rung11::launch, nullptr, kPacks},
       {12, "12_stream_k", kCuda, 11, "ffma/12_stream_k.cuh", "Stream-K: every block gets the same work",
        "stream-K: whole tiles for the full waves, then the leftover tiles' slabs dealt out evenly to one wave of "
        "blocks",
-       "sm_80", "sgemm_12_stream_k<true", kFp32, &rung12::tile, &rung12::supports, &rung12::launch},
+       "sm_80", "sgemm_12_stream_k<true", kFp32, &rung12::tile, &rung12::supports, &rung12::launch, nullptr, kPacks},
       {13, "13_register_reuse", kCuda, 12, "ffma/13_register_reuse.cuh",
        "Register reuse: FFMA order for the operand reuse cache",
        "FFMAs in 2x2 blocks, walked forward and back, so that consecutive FFMAs share operands the reuse cache can "
        "serve",
-       "sm_80", "sgemm_13_register_reuse<true", kFp32, &rung13::tile, &rung13::supports, &rung13::launch},
+       "sm_80", "sgemm_13_register_reuse<true", kFp32, &rung13::tile, &rung13::supports, &rung13::launch, nullptr, kPacks},
       {14, "14_slab_end", kCuda, 13, "ffma/14_slab_end.cuh", "The slab end: decided before the loop",
        "the slab end asks nothing at run time that is known before the loop: the K tail is decided per tile, B's "
        "copies start at the barrier behind the next fragment read",
-       "sm_80", "sgemm_14_slab_end<true", kFp32, &rung14::tile, &rung14::supports, &rung14::launch},
+       "sm_80", "sgemm_14_slab_end<true", kFp32, &rung14::tile, &rung14::supports, &rung14::launch, nullptr, kPacks},
       {15, "15_copy_instructions", kCuda, 14, "ffma/15_copy_instructions.cuh",
        "The slab's copies in fewer instructions",
        "the same bytes in fewer instructions: one address per B row for the cp.async copies, A stored as 64-bit row "
        "pairs",
-       "sm_80", "sgemm_15_copy_instructions<true", kFp32, &rung15::tile, &rung15::supports, &rung15::launch},
+       "sm_80", "sgemm_15_copy_instructions<true", kFp32, &rung15::tile, &rung15::supports, &rung15::launch, nullptr, kPacks},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",
-       "sgemm_21_mma_tf32<true", kTf32, &rung21::tile, &rung21::supports, &rung21::launch},
+       "sgemm_21_mma_tf32<true", kTf32, &rung21::tile, &rung21::supports, &rung21::launch, nullptr, kPacks},
       {22, "22_mma_3xtf32", kTensor, 21, "tensor/22_mma_3xtf32.cuh", "Tensor cores, 3xTF32 (FP32-accurate)",
        "3xTF32: split each operand into a TF32 big part and a TF32 residual and run three MMAs, big*big + "
        "big*small + small*big",
-       "sm_80", "sgemm_22_mma_3xtf32<true", k3xTf32, &rung22::tile, &rung22::supports, &rung22::launch},
+       "sm_80", "sgemm_22_mma_3xtf32<true", k3xTf32, &rung22::tile, &rung22::supports, &rung22::launch, nullptr, kPacks},
       {23, "23_wgmma_3xtf32", kTensor, 22, "tensor/23_wgmma_3xtf32.cuh", "3xTF32 with wgmma (sm_90a)",
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a "
        "pre-pass",

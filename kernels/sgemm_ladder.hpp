@@ -94,6 +94,10 @@ struct Rung {
   // For a rung that picks among kernels (the dispatch rung): the name of the one it runs for these
   // arguments, as results record it. nullptr for the others.
   const char* (*choice)(const GemmArgs& args) = nullptr;
+  // True for a rung whose kernel reads A and B and writes C itself, with 128-bit accesses where
+  // rows start on 16-byte boundaries and a 32-bit path elsewhere: the front door may pack its
+  // unaligned operands into aligned copies first (see packs()).
+  bool packs_unaligned = false;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).
@@ -120,6 +124,30 @@ Status cublas_tf32(const GemmArgs& args, cudaStream_t stream = nullptr);
 // parts, three cuBLAS TF32 GEMMs summed in C), the comparison for the FP32-accurate tensor-core
 // rungs: what their kernels add over the same arithmetic on cuBLAS. Arguments as cublas_tf32.
 Status cublas_3xtf32(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// Not a rung: rung 25's Ozaki scheme on cuBLAS's INT8 GEMM (the same pre-pass and moduli, one
+// batched cuBLAS s8*s8->s32 GEMM over the moduli, then a kernel that rebuilds C from the INT32
+// planes): what the rung's fused kernel adds over the same arithmetic on cuBLAS. Arguments as
+// cublas_tf32; like the rung it refuses (kUnsupported, `why` says why) wide inputs and stream
+// capture.
+Status cublas_ozaki_int8(const GemmArgs& args, cudaStream_t stream = nullptr, std::string* why = nullptr);
+
+// Unaligned operands (a leading dimension that is not a multiple of 4, or a pointer that is not
+// 16-byte aligned), for rungs with packs_unaligned: run() copies them to aligned rows in a
+// workspace, runs the rung on the copies and copies C back, when the copies move few bytes beside
+// the product's arithmetic (kAuto: at the device's DRAM peak they take at most a tenth of the
+// product's time at the FP32 peak); kAlways packs whenever an operand is unaligned, kNever never
+// (the rung's 32-bit path). Process-wide; kAuto by default.
+enum class Packing { kAuto, kAlways, kNever };
+void set_packing(Packing p);
+Packing packing();
+// Whether run() packs for this rung and these arguments, under the current policy and device.
+bool packs(const Rung& rung, const GemmArgs& args);
+
+// The FP32 FFMA lanes of one SM of compute capability major.minor, and the FP32 peak of a device
+// (GFLOP/s: lanes x SMs x 2 flops x clock). The one formula the library, bench and tools use.
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz);
 
 // The number of bytes an operand of `rows` x `cols` with leading dimension `ld` spans,
 // or -1 when it overflows 64 bits.

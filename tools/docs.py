@@ -153,13 +153,19 @@ def accuracy_line(r, results) -> list[str]:
     if not row.fp32_accurate and row.pct_cublas_tf32 is not None:
         line += (f"; **not FP32-accurate**: against cuBLAS's own TF32 GEMM it runs at {row.pct_cublas_tf32:.1f}%"
                  + (f" (its error {row.cublas_tf32_rel_err:.2e})" if row.cublas_tf32_rel_err is not None else ""))
-    if row.pct_cublas_3xtf32:
-        # The same arithmetic on cuBLAS's TF32 GEMM (split, three GEMMs): what the kernel adds.
-        method_pct = row.pct / row.pct_cublas_3xtf32 * 100.0 if row.pct is not None else None
-        line += (f"; the 3xTF32 method on cuBLAS's own TF32 GEMM (split, then three GEMMs) runs at "
+    # The same arithmetic on cuBLAS's own GEMMs: what the kernel adds.
+    for pct, err, method in ((row.pct_cublas_3xtf32, row.cublas_3xtf32_rel_err,
+                              "the 3xTF32 method on cuBLAS's own TF32 GEMM (split, then three GEMMs)"),
+                             (row.pct_cublas_ozaki_int8, row.cublas_ozaki_int8_rel_err,
+                              "the same Ozaki scheme on cuBLAS's own INT8 GEMM (the same pre-pass, one batched "
+                              "INT8 GEMM over the moduli, then a kernel that rebuilds C from the INT32 products)")):
+        if not pct:
+            continue
+        method_pct = row.pct / pct * 100.0 if row.pct is not None else None
+        line += (f"; {method} runs at "
                  + (f"{method_pct:.1f}% of cuBLAS SGEMM" if method_pct is not None else "an unknown share of cuBLAS SGEMM")
-                 + (f" with error {row.cublas_3xtf32_rel_err:.2e}" if row.cublas_3xtf32_rel_err is not None else "")
-                 + f", and this rung at {row.pct_cublas_3xtf32:.1f}% of it")
+                 + (f" with error {err:.2e}" if err is not None else "")
+                 + f", and this rung at {pct:.1f}% of it")
     return [line + "."]
 
 

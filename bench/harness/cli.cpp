@@ -276,6 +276,11 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide")
       ->check(CLI::IsMember({"uniform", "normal", "small_int", "wide"}));
+  app.add_option("--packing", o.packing,
+                 "unaligned operands of the rungs that allow it: auto (copied to aligned rows when the copies "
+                 "cost at most a tenth of the product at peak), always, never (the rungs' 32-bit paths); "
+                 "default auto")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   const auto exponent = validator(integer_from(0, kMaxWideExponent));
   CLI::Option* wide_opt =
       app.add_option("--wide-exponent", o.wide_exponent,
@@ -447,6 +452,7 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   if (o.repeat) os << " --repeat " << o.repeat;
   else os << " --min-time " << o.min_time;
   os << " --rounds " << o.rounds << " --clock-threshold " << o.clock_threshold_pct;
+  if (o.packing != "auto") os << " --packing " << o.packing;
   if (o.repetitions > 1) os << " --repetitions " << o.repetitions;
   if (!o.check) os << " --no-check";
   if (o.accuracy_sweep) {

@@ -41,6 +41,7 @@ struct Options {
   std::string format = "console";    // stdout: console (sgemm_bench's table), json, csv (--benchmark_format)
   bool counters_tabular = false;     // console: Google Benchmark's table of every counter instead
   std::string filter;                // --benchmark_filter: rows to run (regular expression)
+  std::string packing = "auto";      // --packing: the front door's packing of unaligned operands (auto, always, never)
   std::string fault;                 // --inject-fault KIND (fault-lab builds only)
   double soak_minutes = 0;           // --soak MINUTES: random verified GEMMs for this long
 };

@@ -28,19 +28,6 @@ std::string driver_load_error() {
 
 }  // namespace
 
-int fp32_lanes_per_sm(int cc_major, int cc_minor) {
-  switch (cc_major) {
-    case 6: return cc_minor == 0 ? 64 : 128;  // P100: 64; consumer Pascal: 128
-    case 7: return 64;                        // Volta, Turing
-    case 8: return cc_minor == 0 ? 64 : 128;  // A100: 64; consumer and embedded Ampere, Ada: 128
-    default: return 128;                      // Maxwell, Hopper, Blackwell and newer
-  }
-}
-
-double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz) {
-  return double(fp32_lanes_per_sm(cc_major, cc_minor)) * sm_count * 2.0 * clock_mhz * 1e-3;
-}
-
 double DeviceInfo::fp32_peak_gflops() const {
   return harness::fp32_peak_gflops(cc_major, cc_minor, sm_count, sm_clock_max_mhz);
 }

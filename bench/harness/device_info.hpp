@@ -7,15 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "sgemm_ladder.hpp"
+
 namespace sgemm::harness {
 
-// FP32 FMA lanes per SM (FFMA results per clock per SM) by compute capability, from the CUDA C++
-// Programming Guide's table of arithmetic instruction throughput: 64 on sm_60, sm_7x and sm_80;
-// 128 on sm_5x, sm_61/62, sm_86/87/89, sm_90, sm_100/103, sm_120, and on unknown newer GPUs.
-int fp32_lanes_per_sm(int cc_major, int cc_minor);
-
-// FP32 peak in GFLOP/s: lanes per SM x SMs x 2 flops per FMA x clock.
-double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz);
+// The FP32 lanes per SM and the FP32 peak: the library's one formula (kernels/api/prepare.cpp),
+// which the front door's packing rule uses too.
+using sgemm::fp32_lanes_per_sm;
+using sgemm::fp32_peak_gflops;
 
 struct DeviceInfo {
   int device = 0;

@@ -47,10 +47,13 @@ void for_each_counter(Counters& c, F&& f) {
   f("clock_ok", c.clock_ok, When::kAlways);
   f("remeasured", c.remeasured, When::kAlways);
   f("fp32_accurate", c.fp32_accurate, When::kAlways);
+  f("packed", c.packed, When::kAlways);
   f("pct_cublas_tf32", c.pct_cublas_tf32, When::kWhenSet);
   f("cublas_tf32_rel_err", c.cublas_tf32_rel_err, When::kWhenSet);
   f("pct_cublas_3xtf32", c.pct_cublas_3xtf32, When::kWhenSet);
   f("cublas_3xtf32_rel_err", c.cublas_3xtf32_rel_err, When::kWhenSet);
+  f("pct_cublas_ozaki_int8", c.pct_cublas_ozaki_int8, When::kWhenSet);
+  f("cublas_ozaki_int8_rel_err", c.cublas_ozaki_int8_rel_err, When::kWhenSet);
 }
 
 std::string shape_text(const RowCounters& c) {
@@ -132,6 +135,7 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
     os << "  SM clock below --clock-threshold";
     if (c.remeasured > 0) os << " in all " << c.remeasured + 1 << " measurements";
   }
+  if (c.packed) os << "  packed (unaligned operands copied to aligned rows)";
   if (!c.fp32_accurate) {
     os << "  NOT FP32-accurate";
     if (c.pct_cublas_tf32 >= 0) os << "; " << std::setprecision(1) << c.pct_cublas_tf32 << "% of cuBLAS TF32";
@@ -140,6 +144,10 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
   if (c.pct_cublas_3xtf32 >= 0) {
     os << "  " << std::setprecision(1) << c.pct_cublas_3xtf32 << "% of 3xTF32 on cuBLAS TF32";
     if (c.cublas_3xtf32_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_3xtf32_rel_err) << ")";
+  }
+  if (c.pct_cublas_ozaki_int8 >= 0) {
+    os << "  " << std::setprecision(1) << c.pct_cublas_ozaki_int8 << "% of Ozaki on cuBLAS INT8";
+    if (c.cublas_ozaki_int8_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_ozaki_int8_rel_err) << ")";
   }
   return os.str();
 }

@@ -43,6 +43,7 @@ struct RowCounters {
   bool clock_ok = true;      // clock_ok: the lowest sample is at least --clock-threshold % of the max SM clock
   int remeasured = 0;        // remeasured: times the row was measured again because its clock fell
   bool fp32_accurate = true; // fp32_accurate: the rung's Precision says so
+  bool packed = false;       // packed: the front door copied unaligned operands to aligned rows (--packing)
   // Rows of rungs that are not FP32-accurate are also compared with cuBLAS's own TF32 GEMM
   // (CUBLAS_COMPUTE_32F_FAST_TF32), interleaved on the same inputs; -1 elsewhere (no counter written).
   double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
@@ -51,6 +52,10 @@ struct RowCounters {
   // (sgemm::cublas_3xtf32: split, then three cuBLAS TF32 GEMMs), interleaved; -1 elsewhere.
   double pct_cublas_3xtf32 = -1;      // pct_cublas_3xtf32: as pct_cublas, against cuBLAS 3xTF32
   double cublas_3xtf32_rel_err = -1;  // cublas_3xtf32_rel_err: that method's rel_err on these inputs
+  // Rows of Ozaki-scheme rungs likewise, against the scheme on cuBLAS's INT8 GEMM
+  // (sgemm::cublas_ozaki_int8: the same pre-pass, batched cuBLAS INT8 GEMMs, a rebuilding kernel).
+  double pct_cublas_ozaki_int8 = -1;      // pct_cublas_ozaki_int8: as pct_cublas, against it
+  double cublas_ozaki_int8_rel_err = -1;  // cublas_ozaki_int8_rel_err: its rel_err on these inputs
 };
 
 // Counters only accuracy-sweep rows carry: accuracy_sweep (1), input_normal (1 = yes) and

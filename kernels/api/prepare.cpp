@@ -79,4 +79,20 @@ Status prepare(const void* kernel, int threads, int smem_bytes, KernelInfo* info
   return it->second.status;
 }
 
+// FP32 FMA lanes per SM (FFMA results per clock per SM) by compute capability, from the CUDA C++
+// Programming Guide's table of arithmetic instruction throughput: 64 on sm_60, sm_7x and sm_80;
+// 128 on sm_5x, sm_61/62, sm_86/87/89, sm_90, sm_100/103, sm_120, and on unknown newer GPUs.
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  switch (cc_major) {
+    case 6: return cc_minor == 0 ? 64 : 128;  // P100: 64; consumer Pascal: 128
+    case 7: return 64;                        // Volta, Turing
+    case 8: return cc_minor == 0 ? 64 : 128;  // A100: 64; consumer and embedded Ampere, Ada: 128
+    default: return 128;                      // Maxwell, Hopper, Blackwell and newer
+  }
+}
+
+double fp32_peak_gflops(int cc_major, int cc_minor, int sm_count, int clock_mhz) {
+  return double(fp32_lanes_per_sm(cc_major, cc_minor)) * sm_count * 2.0 * clock_mhz * 1e-3;
+}
+
 }  // namespace sgemm

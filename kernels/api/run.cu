@@ -42,6 +42,8 @@ bool vec4_ok(const GemmArgs& a, std::string* why) {
   return true;
 }
 
+bool rows_aligned(const void* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % kVecWidth == 0; }
+
 bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why) {
   if (blocks_x > INT_MAX || blocks_y > 65535)
     return fail(why, "the grid (" + std::to_string(blocks_x) + " x " + std::to_string(blocks_y) +
@@ -143,7 +145,7 @@ Status run(int kernel_id, const GemmArgs& a, cudaStream_t stream, std::string* d
     scale_c_kernel<<<unsigned(blocks), kScaleThreads, 0, stream>>>(a.M, a.N, a.beta, a.C, a.ldc);
     s = launch_status();
   } else {
-    s = rung->launch(a, stream, &why);
+    s = packs(*rung, a) ? run_packed(*rung, a, stream, &why) : rung->launch(a, stream, &why);
   }
   if (s != Status::kOk && detail && detail->empty())
     *detail = why.empty() ? status_string(s) : std::string(rung->slug) + ": " + why;

@@ -11,6 +11,9 @@
 //   is the 3xTF32 method on that same TF32 GEMM: A and B split into TF32 big and small parts, then
 //   three cuBLAS TF32 GEMMs (small*big, big*small, big*big) summed in C; the tensor-core rungs that
 //   are FP32-accurate are reported against it too, so a page shows what the kernel adds.
+//   sgemm::cublas_ozaki_int8() (not a rung) is rung 25's Ozaki scheme on cuBLAS's INT8 GEMM: the
+//   same pre-pass (common/ozaki.cuh), one batched cuBLAS s8*s8->s32 GEMM over the moduli into
+//   INT32 planes, and a kernel that rebuilds each output from its planes (Garner) and scales it.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 0; python3 tools/ncu_profile.py --kernel 0
 //   (ncu names the kernel cuBLAS picks for each shape)
 // PAGE: docs/rungs/00_cublas.md
@@ -26,6 +29,7 @@
 
 #include "common/common.cuh"
 #include "common/launch.hpp"
+#include "common/ozaki.cuh"
 #include "common/tf32.cuh"
 
 namespace sgemm::rung00 {
@@ -36,11 +40,12 @@ bool supports(const GemmArgs&, std::string*) { return true; }
 
 // One cuBLAS handle per host thread and device, created on first use and destroyed when the
 // thread exits (for the main thread: at exit(), before the CUDA runtime tears down).
-// Two handles per device: [0] pedantic FP32 (the baseline), [1] TF32 tensor-op math (the
-// comparison for the TF32 rungs, never the baseline).
+// A handle per device and math mode: pedantic FP32 (the baseline), TF32 tensor-op math (the
+// comparison for the TF32 rungs, never the baseline), default math (the INT8 GEMMs).
+enum class Math : int { kPedantic = 0, kTf32 = 1, kDefault = 2 };
 struct ThreadHandles {
   static constexpr int kMaxDevices = 64;
-  cublasHandle_t handle[kMaxDevices][2] = {};
+  cublasHandle_t handle[kMaxDevices][3] = {};
   ~ThreadHandles() {
     for (auto& pair : handle)
       for (cublasHandle_t h : pair)
@@ -48,21 +53,24 @@ struct ThreadHandles {
   }
 };
 
-static cublasHandle_t handle_for_current_device(Status* st, bool tf32 = false) {
+static cublasHandle_t handle_for_current_device(Status* st, Math math) {
   thread_local ThreadHandles handles;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= ThreadHandles::kMaxDevices) {
     *st = Status::kNoDevice;
     return nullptr;
   }
-  cublasHandle_t& h = handles.handle[dev][tf32 ? 1 : 0];
+  cublasHandle_t& h = handles.handle[dev][int(math)];
   if (!h) {
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
       h = nullptr;
       *st = Status::kCublas;
       return nullptr;
     }
-    if (cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+    const cublasMath_t mode = math == Math::kTf32       ? CUBLAS_TF32_TENSOR_OP_MATH
+                              : math == Math::kPedantic ? CUBLAS_PEDANTIC_MATH
+                                                        : CUBLAS_DEFAULT_MATH;
+    if (cublasSetMathMode(h, mode) != CUBLAS_STATUS_SUCCESS) {
       cublasDestroy(h);
       h = nullptr;
       *st = Status::kCublas;
@@ -78,9 +86,15 @@ static bool tf32_override_set() {
   return v != nullptr && std::strcmp(v, "0") != 0;
 }
 
+static Status cublas_status(cublasStatus_t s) {
+  if (s == CUBLAS_STATUS_ARCH_MISMATCH) return Status::kArch;
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) return Status::kOutOfMemory;
+  return s == CUBLAS_STATUS_SUCCESS ? Status::kOk : Status::kCublas;
+}
+
 static Status gemm(const GemmArgs& a, cudaStream_t stream, bool tf32) {
   Status st;
-  cublasHandle_t h = handle_for_current_device(&st, tf32);
+  cublasHandle_t h = handle_for_current_device(&st, tf32 ? Math::kTf32 : Math::kPedantic);
   if (!h) return st;
   if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return Status::kCublas;
   // Row-major C(MxN) = A(MxK) B(KxN)  <=>  column-major C^T(NxM) = B^T(NxK) A^T(KxM).
@@ -88,9 +102,7 @@ static Status gemm(const GemmArgs& a, cudaStream_t stream, bool tf32) {
       h, CUBLAS_OP_N, CUBLAS_OP_N, a.N, a.M, a.K, &a.alpha, a.B, CUDA_R_32F, a.ldb, a.A, CUDA_R_32F,
       a.lda, &a.beta, a.C, CUDA_R_32F, a.ldc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F_PEDANTIC,
       CUBLAS_GEMM_DEFAULT);
-  if (s == CUBLAS_STATUS_ARCH_MISMATCH) return Status::kArch;
-  if (s == CUBLAS_STATUS_ALLOC_FAILED) return Status::kOutOfMemory;
-  return s == CUBLAS_STATUS_SUCCESS ? Status::kOk : Status::kCublas;
+  return cublas_status(s);
 }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string*) {
@@ -147,6 +159,121 @@ Status cublas_3xtf32(const GemmArgs& a, cudaStream_t stream) {
     g.beta = t == 0 ? a.beta : 1.0f;
     s = rung00::gemm(g, stream, true);
   }
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+}  // namespace sgemm
+
+namespace sgemm::rung00 {
+
+// The Ozaki scheme on cuBLAS's INT8 GEMM. Residues as rung 25 lays them out (K-major rows of A and
+// of B transposed), so that each modulus is one column-major "TN" GEMM, C^T = B^T A^T, the layout
+// cuBLAS's INT8 GEMMs prefer. Its INT32 output is a plane per modulus: [l][M][Np].
+constexpr int kOzakiPad = ozaki::kTransposeTile;  // residues_b's tiles: Np and Kp are multiples of 32
+constexpr int kOzakiThreads = 256;
+constexpr int64_t kOzakiMaxBlocks = 8192;  // grid-stride loops beyond this
+// K is multiplied in chunks whose INT32 sums cannot overflow: |sum| <= 2^16 * 128 * 128 = 2^30;
+// between chunks each plane is brought back to its balanced residue.
+constexpr int64_t kOzakiChunkK = int64_t(1) << 16;
+
+template <int N>
+__global__ void __launch_bounds__(kOzakiThreads) ozaki_reduce_planes(int64_t plane, int* __restrict__ planes) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < plane; i += int64_t(gridDim.x) * blockDim.x) {
+#pragma unroll
+    for (int l = 0; l < N; ++l) planes[l * plane + i] = ozaki::balance(planes[l * plane + i], ozaki::modulus(l));
+  }
+}
+
+// C = alpha * (each output rebuilt from its N residues and scaled back) + beta * C.
+template <int N>
+__global__ void __launch_bounds__(kOzakiThreads)
+ozaki_reconstruct(int64_t M, int64_t Ncols, const int* __restrict__ planes, int64_t ldp, const int* __restrict__ shiftA,
+                  const int* __restrict__ shiftB, float alpha, float beta, float* __restrict__ C, int64_t ldc) {
+  const int64_t plane = M * ldp;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < M * Ncols; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / Ncols, col = i % Ncols;
+    int r[N];
+#pragma unroll
+    for (int l = 0; l < N; ++l) r[l] = planes[l * plane + row * ldp + col];
+    float* c = C + row * ldc + col;
+    *c = epilogue(alpha, ozaki::unscale(ozaki::reconstruct<N>(r), shiftA[row], shiftB[col]), beta, c);
+  }
+}
+
+template <int N>
+Status ozaki_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, int* planes, int64_t Np, int64_t Kp,
+                    cudaStream_t stream) {
+  using namespace ozaki;
+  signed char* resA = res;                  // [N][M][Kp]
+  signed char* resB = res + N * a.M * Kp;   // [N][Np][Kp]
+  const dim3 block(kResThreadsX, kResThreadsY);
+  const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
+                   unsigned(std::min<int64_t>(ceil_div64(a.M, kResThreadsY), kMaxGridY)));
+  if (vec4_ok(a, nullptr))
+    residues_a<N, true><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, a.M, Kp, resA);
+  else
+    residues_a<N, false><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, a.M, Kp, resA);
+  Status s = launch_status();
+  const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
+  residues_b<N><<<gridB, block, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), sc.shiftB, Np, Kp, resB);
+  s = launch_status_after(s);
+  if (s != Status::kOk) return s;
+  cublasHandle_t h = handle_for_current_device(&s, Math::kDefault);
+  if (!h) return s;
+  if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return Status::kCublas;
+  const int64_t plane = a.M * Np;
+  const unsigned blocks = unsigned(std::min(ceil_div64(plane, kOzakiThreads), kOzakiMaxBlocks));
+  const int32_t one = 1;
+  for (int64_t k0 = 0; k0 < Kp && s == Status::kOk; k0 += kOzakiChunkK) {
+    const int64_t kc = std::min(kOzakiChunkK, Kp - k0);
+    const int32_t beta = k0 == 0 ? 0 : 1;  // later chunks add to the reduced planes
+    s = cublas_status(cublasGemmStridedBatchedEx_64(
+        h, CUBLAS_OP_T, CUBLAS_OP_N, a.N, a.M, kc, &one, resB + k0, CUDA_R_8I, Kp, Np * Kp, resA + k0, CUDA_R_8I, Kp,
+        a.M * Kp, &beta, planes, CUDA_R_32I, Np, plane, N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    if (s == Status::kOk && k0 + kOzakiChunkK < Kp) {
+      ozaki_reduce_planes<N><<<blocks, kOzakiThreads, 0, stream>>>(plane, planes);
+      s = launch_status();
+    }
+  }
+  if (s != Status::kOk) return s;
+  const unsigned outBlocks = unsigned(std::min(ceil_div64(a.M * a.N, kOzakiThreads), kOzakiMaxBlocks));
+  ozaki_reconstruct<N><<<outBlocks, kOzakiThreads, 0, stream>>>(a.M, a.N, planes, Np, sc.shiftA, sc.shiftB, a.alpha,
+                                                               a.beta, a.C, a.ldc);
+  return launch_status();
+}
+
+}  // namespace sgemm::rung00
+
+namespace sgemm {
+
+Status cublas_ozaki_int8(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  using rung00::kOzakiPad;
+  const ozaki::Plan plan = ozaki::plan(a.K);
+  if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
+  if (a.M > INT32_MAX || a.N > INT32_MAX || a.K > INT32_MAX || a.lda > INT32_MAX || a.ldb > INT32_MAX) {
+    if (why) *why = "the residue kernels index rows and columns with 32-bit integers";
+    return Status::kUnsupported;
+  }
+  // Workspace: the scales' statistics, the residues [n][M][Kp] of A and [n][Np][Kp] of B, the
+  // INT32 planes [n][M][Np]; each part 256-byte aligned.
+  const int64_t Np = ceil_div64(a.N, kOzakiPad) * kOzakiPad, Kp = ceil_div64(a.K, kOzakiPad) * kOzakiPad;
+  constexpr int64_t kAlign = 256;
+  auto aligned = [](int64_t bytes) { return ceil_div64(bytes, kAlign) * kAlign; };
+  const int64_t n = plan.moduli;
+  if (a.M + Np > INT64_MAX / 8 / n / Kp || a.M > INT64_MAX / 8 / n / Np) return Status::kOutOfMemory;
+  const int64_t statBytes = aligned(int64_t(ozaki::stats_bytes(a.M, a.N)));
+  const int64_t resBytes = aligned(n * (a.M + Np) * Kp);
+  const int64_t planeBytes = n * a.M * Np * int64_t(sizeof(int));
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(size_t(statBytes + resBytes + planeBytes), stream, &ws); s != Status::kOk) return s;
+  ozaki::Scales sc;
+  Status s = ozaki::checked_scales(a, plan.beta, ws, stream, &sc, why);
+  signed char* res = static_cast<signed char*>(ws) + statBytes;
+  int* planes = reinterpret_cast<int*>(res + resBytes);
+  if (s == Status::kOk)
+    s = plan.moduli <= 7 ? rung00::ozaki_moduli<7>(a, sc, res, planes, Np, Kp, stream)
+                         : rung00::ozaki_moduli<8>(a, sc, res, planes, Np, Kp, stream);
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 }

@@ -32,6 +32,8 @@ bool fits_int32(const GemmArgs& a, std::string* why);
 // the kernel instance with kVec = true then, the one with 32-bit accesses otherwise. `why` says
 // which operand is not aligned. Null pointers count as aligned.
 bool vec4_ok(const GemmArgs& a, std::string* why);
+// One operand's part of that: rows of pitch `ld` from `p` start on 16-byte boundaries.
+bool rows_aligned(const void* p, int64_t ld);
 
 // The grid fits CUDA's limits (x < 2^31, y and z < 2^16).
 bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);
@@ -60,5 +62,23 @@ Status prepare(void (*kernel)(Args...), int threads, int smem_bytes, KernelInfo*
 // kOutOfMemory when the device cannot hold `bytes` more.
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr);
 Status workspace_free(void* ptr, cudaStream_t stream);
+
+// A copy of a matrix: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros
+// where dst reaches beyond src. repack() queues one launch that makes `first` and, where
+// second.dst is set, `second` too (api/pack.cu). The front door packs unaligned operands with it,
+// the dispatch rung its repacked candidates.
+struct RepackJob {
+  int rows = 0, cols = 0;
+  const float* src = nullptr;
+  int lds = 0;
+  int drows = 0, dcols = 0;
+  float* dst = nullptr;
+  int ldd = 0;
+};
+Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream);
+
+// The front door's packed launch (packs() said yes): copies of the unaligned operands, the rung on
+// them, C copied back; as given when the workspace has no room for the copies.
+Status run_packed(const Rung& rung, const GemmArgs& args, cudaStream_t stream, std::string* why);
 
 }  // namespace sgemm

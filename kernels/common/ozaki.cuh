@@ -122,7 +122,7 @@ __device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, dou
 }
 
 // Rows of A: warp w of block (x, y) reads row 8y + w, elements [1024x, 1024x + 1024) of K.
-__global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ A,
+static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ A,
                                                            int64_t lda, Stats out) {
   const int lane = threadIdx.x % kWarpSize;
   const int64_t k0 = int64_t(blockIdx.x) * kStatChunk, kEnd = min(K, k0 + kStatChunk);
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K,
 
 // Columns of B: thread (x, y) of block (bx, by) reads column 32bx + x, rows 256by + y, + 8, ...
 // (chunks of 256 rows, the grid's y looping over them)
-__global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ B,
+static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ B,
                                                            int64_t ldb, Stats out) {
   __shared__ unsigned sBits[kStatRows][kWarpSize];
   __shared__ double sSum[kStatRows][kWarpSize];
@@ -186,7 +186,7 @@ constexpr double kWideRatio = 16.0;
 
 // Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
 // |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. Sets *wide (see kWideRatio).
-__global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ wide) {
+static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ wide) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
     const float mx = __uint_as_float(st.max_bits[i]);
     int s = 0;
@@ -269,6 +269,7 @@ residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __
 
 #ifndef SGEMM_DEVICE_ONLY
 #include <algorithm>
+#include <string>
 
 #include "common/launch.hpp"
 
@@ -331,6 +332,32 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   finish_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kFinishThreads), kFinishBlocks)), kFinishThreads, 0, stream>>>(
       n, Stats{bits, sum, nnz}, beta, shift, out->wide);
   return launch_status_after(s);
+}
+
+// The scheme reads the wide flag back before it multiplies: it cannot run inside a stream capture.
+inline Status refuse_capture(cudaStream_t stream, std::string* why) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusNone)
+    return Status::kOk;
+  if (why) *why = "the Ozaki scheme reads its inputs' range back before it multiplies, which a stream capture cannot";
+  return Status::kUnsupported;
+}
+
+// scales(), then the wide flag read back (the stream waits): kUnsupported, with the reason, when a
+// row or column is too wide for beta-bit integers to keep FP32's accuracy.
+inline Status checked_scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out, std::string* why) {
+  Status s = scales(a, beta, ws, stream, out);
+  int wide = 0;
+  if (s == Status::kOk && (cudaMemcpyAsync(&wide, out->wide, sizeof wide, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                           cudaStreamSynchronize(stream) != cudaSuccess))
+    s = launch_status();
+  if (s == Status::kOk && wide) {
+    if (why)
+      *why = "a row of A or a column of B has its largest magnitude above 16x its mean: beta-bit integers would "
+             "lose the small entries' accuracy (use rung 24)";
+    s = Status::kUnsupported;
+  }
+  return s;
 }
 
 }  // namespace sgemm::ozaki

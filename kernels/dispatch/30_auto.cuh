@@ -1,7 +1,8 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 15, included) in four
-//   tile configurations and as split-K, plus a GEMV and a repack of its own, and picks per call.
+//   tile configurations and as split-K, plus a GEMV of its own and the library's repack
+//   (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
@@ -200,37 +201,6 @@ sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, 
     sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
   }
   store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
-}
-
-// Repack: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros outside
-// src. Threads run along a row (coalesced), blocks down the rows; each thread has kRepackLoads
-// loads in flight before it stores. One launch copies up to two matrices (blockIdx.z).
-struct RepackJob {
-  int rows, cols;
-  const float* src;
-  int lds;
-  int drows, dcols;
-  float* dst;
-  int ldd;
-};
-constexpr int kRepackThreads = 256;
-constexpr int kRepackLoads = 4;
-__global__ void __launch_bounds__(kRepackThreads) sgemm_30_repack(RepackJob first, RepackJob second) {
-  const RepackJob& j = blockIdx.z == 0 ? first : second;
-  const int stride = int(gridDim.x) * kRepackThreads;
-  for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
-    const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
-    float* d = j.dst + int64_t(r) * j.ldd;
-    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < j.dcols; c0 += kRepackLoads * stride) {
-      float v[kRepackLoads];
-#pragma unroll
-      for (int i = 0; i < kRepackLoads; ++i)
-        v[i] = (r < j.rows && c0 + i * stride < j.cols) ? s[c0 + i * stride] : 0.0f;
-#pragma unroll
-      for (int i = 0; i < kRepackLoads; ++i)
-        if (c0 + i * stride < j.dcols) d[c0 + i * stride] = v[i];
-    }
-  }
 }
 
 }  // namespace sgemm::rung30
@@ -529,8 +499,6 @@ struct RepackPlan {
   double moveBytes = 0;                  // bytes the copies read and write
 };
 
-bool rows_aligned(const void* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % kVecWidth == 0; }
-
 RepackPlan repack_plan(const GemmArgs& a) {
   RepackPlan r;
   const bool kTail = a.K % kSlab != 0;
@@ -553,21 +521,6 @@ RepackPlan repack_plan(const GemmArgs& a) {
   r.moveBytes = 4.0 * ((r.a ? double(a.M) * double(a.K + Kp) : 0) + (r.b ? double(a.K) * a.N + double(Kp) * Np : 0) +
                        (r.c ? 2.0 * mn + (a.beta != 0 ? mn + double(a.M) * Np : 0) : 0));
   return r;
-}
-
-// One launch that copies `first` and, where second.dst is set, `second` too.
-Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
-  const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
-  KernelInfo info;  // the SM count, asked once per device
-  std::string why;
-  if (const Status s = prepare(sgemm_30_repack, kRepackThreads, 0, &info, &why); s != Status::kOk) return s;
-  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
-  const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
-  const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
-                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
-                  second.dst != nullptr ? 2u : 1u);
-  sgemm_30_repack<<<grid, kRepackThreads, 0, stream>>>(first, second);
-  return launch_status();
 }
 
 Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {

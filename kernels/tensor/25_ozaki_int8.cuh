@@ -425,11 +425,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
   const ozaki::Plan plan = ozaki::plan(a.K);
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-    if (why) *why = "the rung reads its inputs' range back before it multiplies, which a stream capture cannot";
-    return Status::kUnsupported;
-  }
+  if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
   // Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B.
   const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
   const size_t statBytes = ceil_div64(int64_t(ozaki::stats_bytes(a.M, a.N)), kSwizzleAtomBytes) * kSwizzleAtomBytes;
@@ -438,17 +434,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   void* ws = nullptr;
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;
-  Status s = ozaki::scales(a, plan.beta, ws, stream, &sc);
-  int wide = 0;
-  if (s == Status::kOk && (cudaMemcpyAsync(&wide, sc.wide, sizeof wide, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
-                           cudaStreamSynchronize(stream) != cudaSuccess))
-    s = launch_status();
-  if (s == Status::kOk && wide) {
-    if (why)
-      *why = "a row of A or a column of B has its largest magnitude above 16x its mean: beta-bit integers would "
-             "lose the small entries' accuracy (use rung 24)";
-    s = Status::kUnsupported;
-  }
+  Status s = ozaki::checked_scales(a, plan.beta, ws, stream, &sc, why);
   signed char* res = static_cast<signed char*>(ws) + statBytes;
   if (s == Status::kOk)
     s = plan.moduli <= 7 ? launch_moduli<7>(a, sc, res, Mp, Np, Kp, stream, why)

@@ -122,6 +122,9 @@ class Row:
     ldc: int | None = None
     pct_cublas_3xtf32: float | None = None      # 3xTF32 rungs: % of the same method on cuBLAS's TF32 GEMM
     cublas_3xtf32_rel_err: float | None = None  # ... and that method's error on the same inputs
+    pct_cublas_ozaki_int8: float | None = None      # Ozaki rungs: % of the scheme on cuBLAS's INT8 GEMM
+    packed: bool | None = None  # the front door copied unaligned operands to aligned rows (None: not recorded)
+    cublas_ozaki_int8_rel_err: float | None = None  # ... and its error on the same inputs
 
     @property
     def verdict(self) -> str | None:
@@ -163,6 +166,7 @@ class AccuracyRow:
     max_abs_err: float | None = None
     wide_exponent: int | None = None  # E of a wide row (entries u * 2^e, e in [-E, E]); None for the others
     cublas_3xtf32_rel_err: float | None = None  # 3xTF32 rungs: the method on cuBLAS's TF32 GEMM, same inputs
+    cublas_ozaki_int8_rel_err: float | None = None  # Ozaki rungs: the scheme on cuBLAS's INT8 GEMM, same inputs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -333,7 +337,10 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         repetitions=max(1, len(passes)), label=str(first.get("label", "")),
         lda=_integer(c.get("lda")), ldb=_integer(c.get("ldb")), ldc=_integer(c.get("ldc")),
         pct_cublas_3xtf32=_number(c.get("pct_cublas_3xtf32")),
-        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")))
+        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")),
+        pct_cublas_ozaki_int8=_number(c.get("pct_cublas_ozaki_int8")),
+        packed=_all(passes, c, "packed"),
+        cublas_ozaki_int8_rel_err=_number(c.get("cublas_ozaki_int8_rel_err")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
@@ -346,7 +353,8 @@ def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) 
         rel_err=_number(c.get("rel_err")), verified=bool(_all(passes, c, "verified")),
         cublas_tf32_rel_err=_number(c.get("cublas_tf32_rel_err")), max_abs_err=_number(c.get("max_abs_err")),
         wide_exponent=(exponent if exponent is not None else int(wide["E"])) if wide else None,
-        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")))
+        cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")),
+        cublas_ozaki_int8_rel_err=_number(c.get("cublas_ozaki_int8_rel_err")))
 
 
 def _number(value: Any) -> float | None:

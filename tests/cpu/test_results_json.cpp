@@ -103,6 +103,7 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
   for (const std::string& counter : counter_names()) {
     const bool optional = counter == "pct_cublas_tf32" || counter == "cublas_tf32_rel_err" ||
                           counter == "pct_cublas_3xtf32" || counter == "cublas_3xtf32_rel_err" ||
+                          counter == "pct_cublas_ozaki_int8" || counter == "cublas_ozaki_int8_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
                           counter == "input_wide_exponent";
     EXPECT_EQ(b.contains(counter), !optional) << counter;

@@ -2,6 +2,7 @@
 // leave C untouched.
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -45,6 +46,66 @@ TEST(CublasTf32, RunsWithinTheTf32Bound) {
   const harness::VerifyResult r = harness::verify(p, tf32);
   EXPECT_TRUE(r.ok) << r.summary();
   EXPECT_GT(r.rel_err, 1e-6) << "TF32 should be visibly less accurate than FP32";
+}
+
+// The comparison for the 3xTF32 rungs: the 3xTF32 method on cuBLAS's TF32 GEMM keeps their bound.
+TEST(Cublas3xTf32, RunsWithinThe3xTf32Bound) {
+  ProblemSpec spec;
+  spec.shape = {300, 257, 1000, 1003, 258, 260};
+  spec.beta = 0.5f;
+  harness::Problem p(spec);
+  p.reset_c(0);
+  ASSERT_EQ(cublas_3xtf32(p.args(0)), Status::kOk);
+  SGEMM_CUDA(cudaDeviceSynchronize());
+  const harness::VerifyResult r = harness::verify(p, find_rung(24)->precision);
+  EXPECT_TRUE(r.ok) << r.summary();
+}
+
+// The comparison for the Ozaki rung: the same scheme on cuBLAS's INT8 GEMM keeps the rung's bound
+// on ragged shapes and unaligned leading dimensions, on both input kinds, and past K = 2^16 (the
+// INT32 planes are reduced between K chunks); it refuses wide inputs with a reason, as the rung does.
+struct OzakiCase {
+  harness::Shape shape;
+  harness::InputKind kind;
+};
+class CublasOzakiInt8 : public ::testing::TestWithParam<OzakiCase> {};
+
+TEST_P(CublasOzakiInt8, RunsWithinTheRungsBound) {
+  ProblemSpec spec;
+  spec.shape = GetParam().shape;
+  spec.kind = GetParam().kind;
+  spec.alpha = -1.5f;
+  spec.beta = 0.5f;
+  harness::Problem p(spec);
+  p.reset_c(0);
+  std::string why;
+  ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << why;
+  SGEMM_CUDA(cudaDeviceSynchronize());
+  const harness::VerifyResult r = harness::verify(p, find_rung(25)->precision);
+  EXPECT_TRUE(r.ok) << r.summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CublasOzakiInt8,
+    ::testing::Values(OzakiCase{{300, 257, 1000}, harness::InputKind::kUniform},
+                      OzakiCase{{129, 67, 333, 335, 69, 70}, harness::InputKind::kNormal},
+                      OzakiCase{{1, 5, 7}, harness::InputKind::kUniform},
+                      OzakiCase{{40, 33, 70000}, harness::InputKind::kNormal}),
+    [](const ::testing::TestParamInfo<OzakiCase>& info) {
+      const harness::Shape& s = info.param.shape;
+      return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) +
+             (s.lda ? "_unaligned" : "") + "_" + harness::input_label(info.param.kind, 0);
+    });
+
+TEST(CublasOzakiInt8Wide, RefusesWithAReason) {
+  ProblemSpec spec;
+  spec.shape = {64, 64, 512};
+  spec.kind = harness::InputKind::kWide;
+  spec.wide_exponent = 30;
+  harness::Problem p(spec);
+  std::string why;
+  EXPECT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kUnsupported);
+  EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
 }
 
 TEST_P(CAbi, BadInputWritesNothing) {

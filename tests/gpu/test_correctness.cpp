@@ -113,8 +113,67 @@ TEST_P(RungTest, WideExponentRangeWithinBoundOrRefused) {
   }
 }
 
-// The compute-sanitizer runs (tools/sanitize.sh) use only this test: small ragged shapes.
-TEST_P(RungTest, SanitizerRagged) { check_all(GetParam(), sanitizer_shapes(), InputKind::kUniform); }
+namespace {
+
+// The packing policy for one scope, restored after it.
+struct PackingScope {
+  Packing saved = packing();
+  explicit PackingScope(Packing p) { set_packing(p); }
+  ~PackingScope() { set_packing(saved); }
+};
+
+// The shapes with leading dimensions that are not multiples of 4, run with the front door's
+// packing forced on (for the rungs that allow it): the copies, the rung on them, C copied back.
+void check_packed(int rung_id, const std::vector<harness::Shape>& shapes, InputKind kind) {
+  const Rung& rung = *find_rung(rung_id);
+  if (!rung.packs_unaligned) return;
+  const PackingScope always(Packing::kAlways);
+  std::vector<harness::Shape> unaligned;
+  for (const harness::Shape& s : shapes) unaligned.push_back({s.M, s.N, s.K, s.K + 1, s.N + 3, s.N + 1});
+  for (const ProblemSpec& spec : cases(unaligned, kind)) {
+    harness::Problem p(spec);
+    EXPECT_TRUE(packs(rung, p.args(0))) << describe(rung_id, spec);
+    const harness::VerifyResult r = run_case(rung_id, spec);
+    EXPECT_TRUE(r.ok) << describe(rung_id, spec) << " packed: " << r.summary();
+  }
+}
+
+}  // namespace
+
+TEST_P(RungTest, PackedUnalignedOperands) {
+  if (!find_rung(GetParam())->packs_unaligned) GTEST_SKIP() << "the rung does not pack unaligned operands";
+  check_packed(GetParam(), ragged_shapes(), InputKind::kSmallInt);
+  check_packed(GetParam(), {{1023, 1023, 1023}, {2117, 4099, 301}}, InputKind::kNormal);
+}
+
+// The compute-sanitizer runs (tools/sanitize.sh) use only this test: small ragged shapes, and for
+// the rungs that pack, the same shapes unaligned and packed.
+TEST_P(RungTest, SanitizerRagged) {
+  check_all(GetParam(), sanitizer_shapes(), InputKind::kUniform);
+  check_packed(GetParam(), sanitizer_shapes(), InputKind::kUniform);
+}
+
+// The policy: aligned operands are never packed; unaligned ones always under kAlways, never under
+// kNever, and under kAuto not for a product too small to repay the copies.
+TEST(Packing, FollowsThePolicy) {
+  const Rung& rung = *find_rung(15);
+  ASSERT_TRUE(rung.packs_unaligned);
+  ASSERT_FALSE(find_rung(0)->packs_unaligned) << "cuBLAS, the yardstick, is never packed";
+  alignas(16) static float buffer[16];
+  GemmArgs aligned{64, 64, 64, 1.0f, buffer, 64, buffer, 64, 0.0f, buffer, 64};
+  GemmArgs unaligned = aligned;
+  unaligned.lda = 65;
+  for (Packing policy : {Packing::kAuto, Packing::kAlways, Packing::kNever}) {
+    const PackingScope scope(policy);
+    EXPECT_FALSE(packs(rung, aligned)) << int(policy);
+    EXPECT_EQ(packs(rung, unaligned), policy == Packing::kAlways) << int(policy);
+  }
+  GemmArgs offset = aligned;
+  offset.B = buffer + 1;  // 4-byte aligned only
+  const PackingScope always(Packing::kAlways);
+  EXPECT_TRUE(packs(rung, offset));
+  EXPECT_FALSE(packs(*find_rung(25), offset)) << "rung 25 converts its operands anyway";
+}
 
 INSTANTIATE_TEST_SUITE_P(Registry, RungTest, ::testing::ValuesIn(rung_ids()), rung_name);
 

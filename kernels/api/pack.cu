@@ -1,0 +1,168 @@
+// Packing unaligned operands (the front door's, for rungs that opt in): an operand whose rows do
+// not start on 16-byte boundaries is copied to rows that do, so the rung runs its kernel with
+// 128-bit accesses instead of its 32-bit path, when the copies cost little beside the product.
+// Also the repack kernel itself, which the dispatch rung uses for its repacked candidates.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "common/common.cuh"
+#include "common/launch.hpp"
+
+namespace sgemm {
+
+namespace {
+
+constexpr int kRepackThreads = 256;
+constexpr int kRepackLoads = 4;  // loads each thread has in flight before it stores
+
+// Threads run along a row (coalesced), blocks down the rows (grid y) and over the two jobs (z).
+__global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, RepackJob second) {
+  const RepackJob& j = blockIdx.z == 0 ? first : second;
+  const int stride = int(gridDim.x) * kRepackThreads;
+  for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
+    const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
+    float* d = j.dst + int64_t(r) * j.ldd;
+    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < j.dcols; c0 += kRepackLoads * stride) {
+      float v[kRepackLoads];
+#pragma unroll
+      for (int i = 0; i < kRepackLoads; ++i) v[i] = (r < j.rows && c0 + i * stride < j.cols) ? s[c0 + i * stride] : 0.0f;
+#pragma unroll
+      for (int i = 0; i < kRepackLoads; ++i)
+        if (c0 + i * stride < j.dcols) d[c0 + i * stride] = v[i];
+    }
+  }
+}
+
+std::atomic<Packing> g_packing{Packing::kAuto};
+
+// What the packing rule needs of a device, asked once per device.
+struct DeviceRates {
+  double fp32_flops = 0;  // FP32 FFMA peak, flop/s
+  double dram_bytes = 0;  // DRAM peak, bytes/s
+};
+
+Status device_rates(DeviceRates* out) {
+  static std::mutex mutex;
+  static std::map<int, DeviceRates> known;
+  int dev = 0;
+  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return from_cuda(e);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(dev); it != known.end()) {
+    *out = it->second;
+    return Status::kOk;
+  }
+  int major = 0, minor = 0, sms = 0, khz = 0, memKhz = 0, busBits = 0;
+  for (auto [value, attr] : {std::pair{&major, cudaDevAttrComputeCapabilityMajor},
+                             std::pair{&minor, cudaDevAttrComputeCapabilityMinor},
+                             std::pair{&sms, cudaDevAttrMultiProcessorCount}, std::pair{&khz, cudaDevAttrClockRate},
+                             std::pair{&memKhz, cudaDevAttrMemoryClockRate},
+                             std::pair{&busBits, cudaDevAttrGlobalMemoryBusWidth}})
+    if (const cudaError_t e = cudaDeviceGetAttribute(value, attr, dev); e != cudaSuccess) return from_cuda(e);
+  DeviceRates r;
+  r.fp32_flops = fp32_peak_gflops(major, minor, sms, khz / 1000) * 1e9;
+  r.dram_bytes = 2.0 * memKhz * 1e3 * busBits / 8.0;  // double data rate
+  *out = known[dev] = r;
+  return Status::kOk;
+}
+
+// Which operands to copy, where the copies go in one workspace, and the bytes the copies move.
+struct PackPlan {
+  bool a = false, b = false, c = false;
+  int64_t lda = 0, ldb = 0, ldc = 0;       // the copies' row pitches: the row length rounded up to 4
+  size_t offB = 0, offC = 0, bytes = 0;  // places in the workspace (256-byte aligned) and its size
+  double moveBytes = 0;                  // bytes read and written by the copies
+};
+
+PackPlan pack_plan(const GemmArgs& a) {
+  PackPlan p;
+  p.a = !rows_aligned(a.A, a.lda);
+  p.b = !rows_aligned(a.B, a.ldb);
+  p.c = !rows_aligned(a.C, a.ldc);
+  p.lda = ceil_div64(a.K, kVecWidth) * kVecWidth;
+  p.ldb = p.ldc = ceil_div64(a.N, kVecWidth) * kVecWidth;
+  auto round256 = [](int64_t bytes) { return size_t(ceil_div64(bytes, 256) * 256); };
+  const size_t bytesA = p.a ? round256(a.M * p.lda * 4) : 0, bytesB = p.b ? round256(a.K * p.ldb * 4) : 0;
+  p.offB = bytesA, p.offC = bytesA + bytesB;
+  p.bytes = p.offC + (p.c ? round256(a.M * p.ldc * 4) : 0);
+  const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
+  // Each copy reads and writes its elements once; C is copied back, and copied in when beta reads it.
+  p.moveBytes = 8.0 * ((p.a ? mk : 0) + (p.b ? kn : 0) + (p.c ? mn * (a.beta != 0 ? 2 : 1) : 0));
+  return p;
+}
+
+// The rule: pack when the copies, at the device's DRAM peak, take at most kPackShare of the time
+// the product takes at the FP32 peak. The 32-bit paths they replace cost rungs 15-40% (the
+// unaligned results), so a copy below a tenth of the product's best time is a clear win; the
+// bound uses peaks for both, so it needs no measured constant and holds on any GPU.
+constexpr double kPackShare = 0.10;
+
+bool pack_pays(const GemmArgs& a, const PackPlan& p) {
+  DeviceRates r;
+  if (device_rates(&r) != Status::kOk || r.fp32_flops <= 0 || r.dram_bytes <= 0) return false;
+  const double flops = 2.0 * double(a.M) * double(a.N) * double(a.K);
+  return p.moveBytes / r.dram_bytes <= kPackShare * flops / r.fp32_flops;
+}
+
+}  // namespace
+
+void set_packing(Packing p) { g_packing.store(p); }
+Packing packing() { return g_packing.load(); }
+
+Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
+  const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
+  KernelInfo info;  // the SM count, asked once per device
+  std::string why;
+  if (const Status s = prepare(repack_rows, kRepackThreads, 0, &info, &why); s != Status::kOk) return s;
+  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
+  const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
+  const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
+                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
+                  second.dst != nullptr ? 2u : 1u);
+  repack_rows<<<grid, kRepackThreads, 0, stream>>>(first, second);
+  return launch_status();
+}
+
+bool packs(const Rung& rung, const GemmArgs& a) {
+  if (!rung.packs_unaligned || a.M == 0 || a.N == 0 || a.K == 0 || a.alpha == 0.0f) return false;
+  const Packing policy = packing();
+  if (policy == Packing::kNever) return false;
+  if (std::max({a.M, a.N, a.K}) > INT32_MAX) return false;  // the copies index rows with 32-bit ints
+  const PackPlan p = pack_plan(a);
+  if (!(p.a || p.b || p.c)) return false;
+  return policy == Packing::kAlways || pack_pays(a, p);
+}
+
+Status run_packed(const Rung& rung, const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  const PackPlan p = pack_plan(a);
+  void* ws = nullptr;
+  if (workspace_alloc(p.bytes, stream, &ws) != Status::kOk) return rung.launch(a, stream, why);  // no room: as given
+  char* base = static_cast<char*>(ws);
+  const int M = int(a.M), N = int(a.N), K = int(a.K);
+  GemmArgs g = a;
+  RepackJob in[3];
+  int jobs = 0;
+  if (p.a) {
+    g.A = reinterpret_cast<float*>(base), g.lda = p.lda;
+    in[jobs++] = {M, K, a.A, int(a.lda), M, K, const_cast<float*>(g.A), int(g.lda)};
+  }
+  if (p.b) {
+    g.B = reinterpret_cast<float*>(base + p.offB), g.ldb = p.ldb;
+    in[jobs++] = {K, N, a.B, int(a.ldb), K, N, const_cast<float*>(g.B), int(g.ldb)};
+  }
+  if (p.c) {
+    g.C = reinterpret_cast<float*>(base + p.offC), g.ldc = p.ldc;
+    if (a.beta != 0) in[jobs++] = {M, N, a.C, int(a.ldc), M, N, g.C, int(g.ldc)};  // beta reads C
+  }
+  Status s = Status::kOk;
+  for (int i = 0; i < jobs && s == Status::kOk; i += 2) s = repack(in[i], i + 1 < jobs ? in[i + 1] : RepackJob{}, stream);
+  if (s == Status::kOk) s = rung.launch(g, stream, why);
+  if (p.c && s == Status::kOk) s = repack({M, N, g.C, int(g.ldc), M, N, a.C, int(a.ldc)}, RepackJob{}, stream);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+}  // namespace sgemm
