@@ -153,12 +153,13 @@ def accuracy_line(r, results) -> list[str]:
     if not row.fp32_accurate and row.pct_cublas_tf32 is not None:
         line += (f"; **not FP32-accurate**: against cuBLAS's own TF32 GEMM it runs at {row.pct_cublas_tf32:.1f}%"
                  + (f" (its error {row.cublas_tf32_rel_err:.2e})" if row.cublas_tf32_rel_err is not None else ""))
-    # The same arithmetic on cuBLAS's own GEMMs: what the kernel adds.
-    for pct, err, method in ((row.pct_cublas_3xtf32, row.cublas_3xtf32_rel_err,
-                              "the 3xTF32 method on cuBLAS's own TF32 GEMM (split, then three GEMMs)"),
-                             (row.pct_cublas_ozaki_int8, row.cublas_ozaki_int8_rel_err,
-                              "the same Ozaki scheme on cuBLAS's own INT8 GEMM (the same pre-pass, one batched "
-                              "INT8 GEMM over the moduli, then a kernel that rebuilds C from the INT32 products)")):
+    # The same arithmetic on cuBLAS's own GEMMs: what the kernel adds (at 4096³, and at 8192³).
+    methods = (("3xtf32", "the 3xTF32 method on cuBLAS's own TF32 GEMM (split, then three GEMMs)"),
+               ("ozaki_int8", "the same Ozaki scheme on cuBLAS's own INT8 GEMM (the same pre-pass, one batched "
+                              "INT8 GEMM over the moduli, then a kernel that rebuilds C from the INT32 products)"))
+    big = results.row(r.id, 8192)
+    for key, method in methods:
+        pct, err = getattr(row, f"pct_cublas_{key}"), getattr(row, f"cublas_{key}_rel_err")
         if not pct:
             continue
         method_pct = row.pct / pct * 100.0 if row.pct is not None else None
@@ -166,6 +167,10 @@ def accuracy_line(r, results) -> list[str]:
                  + (f"{method_pct:.1f}% of cuBLAS SGEMM" if method_pct is not None else "an unknown share of cuBLAS SGEMM")
                  + (f" with error {err:.2e}" if err is not None else "")
                  + f", and this rung at {pct:.1f}% of it")
+        big_pct = getattr(big, f"pct_cublas_{key}") if big is not None else None
+        if big_pct and big.pct is not None:
+            line += (f" (at 8192³: the method {big.pct / big_pct * 100.0:.1f}% of cuBLAS SGEMM, this rung "
+                     f"{big_pct:.1f}% of it)")
     return [line + "."]
 
 
@@ -314,6 +319,9 @@ def unaligned_line(r, tag, results) -> list[str]:
             f"on the same unaligned operands")
     if aligned is not None and aligned.gflops:
         line += f", {100.0 * row.gflops / aligned.gflops:.1f}% of this rung's aligned speed above"
+    if row.packed:
+        line += (" (the front door packed the operands: copied to aligned rows, the kernel's 128-bit path on the "
+                 "copies, C copied back; docs/design.md, \"Unaligned operands\")")
     return [line + ("" if row.verified else "; **NOT verified**") + "."]
 
 
