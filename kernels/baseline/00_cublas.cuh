@@ -204,20 +204,9 @@ ozaki_reconstruct(int64_t M, int64_t Ncols, const int* __restrict__ planes, int6
 template <int N>
 Status ozaki_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, int* planes, int64_t Np, int64_t Kp,
                     cudaStream_t stream) {
-  using namespace ozaki;
   signed char* resA = res;                  // [N][M][Kp]
   signed char* resB = res + N * a.M * Kp;   // [N][Np][Kp]
-  const dim3 block(kResThreadsX, kResThreadsY);
-  const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
-                   unsigned(std::min<int64_t>(ceil_div64(a.M, kResThreadsY), kMaxGridY)));
-  if (vec4_ok(a, nullptr))
-    residues_a<N, true><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, a.M, Kp, resA);
-  else
-    residues_a<N, false><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, a.M, Kp, resA);
-  Status s = launch_status();
-  const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
-  residues_b<N><<<gridB, block, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), sc.shiftB, Np, Kp, resB);
-  s = launch_status_after(s);
+  Status s = ozaki::residues<N>(a, sc, resA, a.M, resB, Np, Kp, stream);
   if (s != Status::kOk) return s;
   cublasHandle_t h = handle_for_current_device(&s, Math::kDefault);
   if (!h) return s;

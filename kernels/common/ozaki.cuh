@@ -334,6 +334,25 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   return launch_status_after(s);
 }
 
+// The residues of A (rows [0, Mp), K-major, into resA) and of B (transposed, into resB), for N
+// moduli, queued on `stream`: the part of the pre-pass after the scales. Np and Kp are multiples of
+// kTransposeTile.
+template <int N>
+Status residues(const GemmArgs& a, const Scales& sc, signed char* resA, int64_t Mp, signed char* resB, int64_t Np,
+                int64_t Kp, cudaStream_t stream) {
+  const dim3 block(kResThreadsX, kResThreadsY);
+  const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
+                   unsigned(std::min<int64_t>(ceil_div64(Mp, kResThreadsY), kMaxGridY)));
+  if (vec4_ok(a, nullptr))
+    residues_a<N, true><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
+  else
+    residues_a<N, false><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
+  const Status s = launch_status();
+  const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
+  residues_b<N><<<gridB, block, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), sc.shiftB, Np, Kp, resB);
+  return launch_status_after(s);
+}
+
 // The scheme reads the wide flag back before it multiplies: it cannot run inside a stream capture.
 inline Status refuse_capture(cudaStream_t stream, std::string* why) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;

@@ -396,18 +396,7 @@ Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* re
   Status s = encode_map(resA, NMod * Mp, Kp, kBM, &mapA, why);
   if (s == Status::kOk) s = encode_map(resB, NMod * Np, Kp, kBN, &mapB, why);
   if (s != Status::kOk) return s;
-  using namespace ozaki;
-  const dim3 block(kResThreadsX, kResThreadsY);
-  const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
-                   unsigned(std::min<int64_t>(ceil_div64(Mp, kResThreadsY), kMaxGridY)));
-  if (vec)
-    residues_a<NMod, true><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
-  else
-    residues_a<NMod, false><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
-  s = launch_status();
-  const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
-  residues_b<NMod><<<gridB, block, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), sc.shiftB, Np, Kp, resB);
-  s = launch_status_after(s);
+  s = ozaki::residues<NMod>(a, sc, resA, Mp, resB, Np, Kp, stream);
   const dim3 grid(unsigned(Np / kBN), unsigned(Mp / kBM));
   kernel<<<grid, Config::kThreads, Config::smem_bytes(NMod), stream>>>(int(a.M), int(a.N), int(Kp / kBK), a.alpha, mapA, mapB,
                                                                   int(Mp), int(Np), sc.shiftA, sc.shiftB, a.beta, a.C,
