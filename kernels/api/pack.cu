@@ -130,7 +130,7 @@ bool packs(const Rung& rung, const GemmArgs& a) {
   if (!rung.packs_unaligned || a.M == 0 || a.N == 0 || a.K == 0 || a.alpha == 0.0f) return false;
   const Packing policy = packing();
   if (policy == Packing::kNever) return false;
-  if (std::max({a.M, a.N, a.K}) > INT32_MAX) return false;  // the copies index rows with 32-bit ints
+  if (std::max({a.M, a.N, a.K, a.lda, a.ldb, a.ldc}) > INT32_MAX) return false;  // the copies use 32-bit ints
   const PackPlan p = pack_plan(a);
   if (!(p.a || p.b || p.c)) return false;
   return policy == Packing::kAlways || pack_pays(a, p);
