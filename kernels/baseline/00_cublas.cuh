@@ -115,6 +115,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string*) {
 namespace sgemm::rung00 {
 
 constexpr int kSplitThreads = 256;
+constexpr int64_t kMaxBlocks = 8192;  // the helper kernels' grids: grid-stride loops beyond this
 
 // X (rows x cols, ld) -> big and small (rows x cols, dense rows): x = big + small, both TF32
 // (split_fp32, common/tf32.cuh).
@@ -133,8 +134,8 @@ namespace sgemm {
 Status cublas_tf32(const GemmArgs& a, cudaStream_t stream) { return rung00::gemm(a, stream, true); }
 
 Status cublas_3xtf32(const GemmArgs& a, cudaStream_t stream) {
+  using rung00::kMaxBlocks;
   using rung00::kSplitThreads;
-  constexpr int64_t kMaxBlocks = 8192;  // grid-stride loops beyond this
   const int64_t aFloats = a.M * a.K, bFloats = a.K * a.N;
   void* ws = nullptr;
   if (const Status s = workspace_alloc(size_t(2 * (aFloats + bFloats)) * sizeof(float), stream, &ws); s != Status::kOk)
@@ -172,7 +173,6 @@ namespace sgemm::rung00 {
 // cuBLAS's INT8 GEMMs prefer. Its INT32 output is a plane per modulus: [l][M][Np].
 constexpr int kOzakiPad = ozaki::kTransposeTile;  // residues_b's tiles: Np and Kp are multiples of 32
 constexpr int kOzakiThreads = 256;
-constexpr int64_t kOzakiMaxBlocks = 8192;  // grid-stride loops beyond this
 // K is multiplied in chunks whose INT32 sums cannot overflow: |sum| <= 2^16 * 128 * 128 = 2^30;
 // between chunks each plane is brought back to its balanced residue.
 constexpr int64_t kOzakiChunkK = int64_t(1) << 16;
@@ -212,7 +212,7 @@ Status ozaki_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res
   if (!h) return s;
   if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return Status::kCublas;
   const int64_t plane = a.M * Np;
-  const unsigned blocks = unsigned(std::min(ceil_div64(plane, kOzakiThreads), kOzakiMaxBlocks));
+  const unsigned blocks = unsigned(std::min(ceil_div64(plane, kOzakiThreads), kMaxBlocks));
   const int32_t one = 1;
   for (int64_t k0 = 0; k0 < Kp && s == Status::kOk; k0 += kOzakiChunkK) {
     const int64_t kc = std::min(kOzakiChunkK, Kp - k0);
@@ -226,7 +226,7 @@ Status ozaki_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res
     }
   }
   if (s != Status::kOk) return s;
-  const unsigned outBlocks = unsigned(std::min(ceil_div64(a.M * a.N, kOzakiThreads), kOzakiMaxBlocks));
+  const unsigned outBlocks = unsigned(std::min(ceil_div64(a.M * a.N, kOzakiThreads), kMaxBlocks));
   ozaki_reconstruct<N><<<outBlocks, kOzakiThreads, 0, stream>>>(a.M, a.N, planes, Np, sc.shiftA, sc.shiftB, a.alpha,
                                                                a.beta, a.C, a.ldc);
   return launch_status();

@@ -109,6 +109,8 @@ struct Stats {
   int* nonzeros;
 };
 
+// The kernels that are not templates are static: each translation unit that includes this header
+// (rung 25's and cuBLAS's) gets its own copy instead of a duplicate symbol at link time.
 constexpr int kStatThreads = 256;
 constexpr int kStatRows = kStatThreads / kWarpSize;  // A: one warp per row
 constexpr int kStatChunk = 1024;                      // elements of K per block (A) ...
