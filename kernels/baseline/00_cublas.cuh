@@ -238,18 +238,18 @@ namespace sgemm {
 
 Status cublas_ozaki_int8(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   using rung00::kOzakiPad;
-  const ozaki::Plan plan = ozaki::plan(a.K);
   if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
   if (a.M > INT32_MAX || a.N > INT32_MAX || a.K > INT32_MAX || a.lda > INT32_MAX || a.ldb > INT32_MAX) {
     if (why) *why = "the residue kernels index rows and columns with 32-bit integers";
     return Status::kUnsupported;
   }
   // Workspace: the scales' statistics, the residues [n][M][Kp] of A and [n][Np][Kp] of B, the
-  // INT32 planes [n][M][Np]; each part 256-byte aligned.
+  // INT32 planes [n][M][Np]; each part 256-byte aligned, with room for kMaxModuli (n is known once
+  // the inputs' spread is).
   const int64_t Np = ceil_div64(a.N, kOzakiPad) * kOzakiPad, Kp = ceil_div64(a.K, kOzakiPad) * kOzakiPad;
   constexpr int64_t kAlign = 256;
   auto aligned = [](int64_t bytes) { return ceil_div64(bytes, kAlign) * kAlign; };
-  const int64_t n = plan.moduli;
+  const int64_t n = ozaki::kMaxModuli;
   if (a.M + Np > INT64_MAX / 8 / n / Kp || a.M > INT64_MAX / 8 / n / Np) return Status::kOutOfMemory;
   const int64_t statBytes = aligned(int64_t(ozaki::stats_bytes(a.M, a.N)));
   const int64_t resBytes = aligned(n * (a.M + Np) * Kp);
@@ -257,7 +257,8 @@ Status cublas_ozaki_int8(const GemmArgs& a, cudaStream_t stream, std::string* wh
   void* ws = nullptr;
   if (const Status s = workspace_alloc(size_t(statBytes + resBytes + planeBytes), stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;
-  Status s = ozaki::checked_scales(a, plan.beta, ws, stream, &sc, why);
+  ozaki::Plan plan;
+  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why);
   signed char* res = static_cast<signed char*>(ws) + statBytes;
   int* planes = reinterpret_cast<int*>(res + resBytes);
   if (s == Status::kOk)

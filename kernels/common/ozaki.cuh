@@ -181,14 +181,28 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
   stats_add(out, col, bits, sum, nnz);
 }
 
-// A row (or column) is "wide" when its largest magnitude exceeds kWideRatio times the mean
-// magnitude of its non-zeros: the scaled integers then keep too few bits of its typical entries
-// for an error like FP32's, and the rung refuses the inputs.
+// How many more bits than uniform inputs need a row's (column's) integers keep: the rounding
+// error of an entry is up to 2^-beta times its row's largest magnitude, and the result grows with
+// the row's typical magnitude, so the error relative to the result follows the ratio of the largest
+// magnitude to the mean of the non-zeros. The plan's beta is set for uniform inputs, whose ratio
+// is 2 (a little more in rows whose mean falls short by chance: kBaseRatio); normal inputs have
+// about 5. Each doubling of the ratio past kBaseRatio asks for one more bit, up to kMaxSpread. A
+// ratio above kWideRatio makes the row "wide": the rung refuses the inputs.
+constexpr int kMaxSpread = 3;
+constexpr double kBaseRatio = 2.25;
 constexpr double kWideRatio = 16.0;
+static_assert(kBaseRatio * (1 << kMaxSpread) >= kWideRatio, "every ratio below kWideRatio gets its bits");
+__device__ __forceinline__ int spread_bits(double max_times_nnz, double abs_sum) {
+  if (max_times_nnz > kWideRatio * abs_sum) return kMaxSpread + 1;  // wide
+  int e = 0;
+  while (e < kMaxSpread && max_times_nnz > kBaseRatio * double(1 << e) * abs_sum) ++e;
+  return e;
+}
 
 // Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
-// |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. Sets *wide (see kWideRatio).
-static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ wide) {
+// |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. *spread becomes the largest
+// spread_bits() of any row or column.
+static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ spread) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
     const float mx = __uint_as_float(st.max_bits[i]);
     int s = 0;
@@ -198,10 +212,16 @@ static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __r
       int e;
       frexpf(mx, &e);
       s = beta - e;
-      if (kWideRatio * st.abs_sum[i] < double(st.nonzeros[i]) * double(mx)) atomicOr(wide, 1);
+      if (const int b = spread_bits(double(st.nonzeros[i]) * double(mx), st.abs_sum[i]); b > 0) atomicMax(spread, b);
     }
     shift[i] = s;
   }
+}
+
+// The scale exponents raised by `bits` once the plan keeps more bits than the first guess.
+static __global__ void raise_scales(int64_t count, int bits, int* __restrict__ shift) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    if (shift[i] != kNonFinite) shift[i] += bits;
 }
 
 // x scaled by 2^s and rounded to the nearest integer (|result| <= 2^beta); 0 in a non-finite row.
@@ -278,10 +298,12 @@ residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __
 namespace sgemm::ozaki {
 
 // How many moduli a K-deep product uses and how many bits (beta) its integers keep.
-// The error of the scheme is about 2 * 2^-beta relative to the result on random inputs, whatever
+// The error of the scheme is about 2 * 2^-beta relative to the result on uniform inputs, whatever
 // K; cuBLAS SGEMM's grows like 0.3 * 2^-24 * sqrt(K) (measured: rung 25's page). The product
-// keeps beta >= 27 - floor(log2(K) / 2) bits, enough to stay below cuBLAS's error, with the fewest
-// moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P.
+// keeps beta >= 27 - floor(log2(K) / 2) + spread bits, enough to stay below cuBLAS's error, where
+// spread is what the inputs' range asks for beyond uniform inputs (spread_bits()), with the fewest
+// moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P; where even kMaxModuli
+// cannot, as many bits as they hold. beta never falls below plan(K, 0).beta.
 struct Plan {
   int moduli = 0;
   int beta = 0;
@@ -298,22 +320,22 @@ inline int max_beta(int n, int64_t K) {
   while (b < 30 && (unsigned __int128)(2 * std::max<int64_t>(K, 1)) << (2 * (b + 1)) < P) ++b;
   return b;
 }
-inline Plan plan(int64_t K) {
-  const int need = 27 - ceil_log2(std::max<int64_t>(K, 1)) / 2;
+inline Plan plan(int64_t K, int spread = 0) {
+  const int need = 27 - ceil_log2(std::max<int64_t>(K, 1)) / 2 + spread;
   for (int n = 1; n <= kMaxModuli; ++n)
     if (const int b = max_beta(n, K); b >= need) return {n, b};
   return {kMaxModuli, max_beta(kMaxModuli, K)};
 }
 
 // The pre-pass up to the scale exponents: statistics of A's rows and B's columns, then sA, sB and
-// the wide flag (all in `ws`, a workspace of at least stats_bytes(M, N) bytes). Queued on `stream`.
+// the spread (all in `ws`, a workspace of at least stats_bytes(M, N) bytes). Queued on `stream`.
 inline size_t stats_bytes(int64_t M, int64_t N) {
   return size_t(M + N) * (sizeof(unsigned) + sizeof(double) + sizeof(int)) + size_t(M + N + 1) * sizeof(int);
 }
 struct Scales {
   int* shiftA;  // [M]
   int* shiftB;  // [N]
-  int* wide;    // one int: non-zero when a row or column is wide (kWideRatio)
+  int* spread;  // one int: the largest spread_bits() of a row or column (> kMaxSpread: wide)
 };
 inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out) {
   const int64_t n = a.M + a.N;
@@ -332,7 +354,7 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   s = launch_status_after(s);
   constexpr int kFinishThreads = 256, kFinishBlocks = 1024;
   finish_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kFinishThreads), kFinishBlocks)), kFinishThreads, 0, stream>>>(
-      n, Stats{bits, sum, nnz}, beta, shift, out->wide);
+      n, Stats{bits, sum, nnz}, beta, shift, out->spread);
   return launch_status_after(s);
 }
 
@@ -355,7 +377,7 @@ Status residues(const GemmArgs& a, const Scales& sc, signed char* resA, int64_t 
   return launch_status_after(s);
 }
 
-// The scheme reads the wide flag back before it multiplies: it cannot run inside a stream capture.
+// The scheme reads the inputs' spread back before it multiplies: it cannot run inside a stream capture.
 inline Status refuse_capture(cudaStream_t stream, std::string* why) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusNone)
@@ -364,21 +386,34 @@ inline Status refuse_capture(cudaStream_t stream, std::string* why) {
   return Status::kUnsupported;
 }
 
-// scales(), then the wide flag read back (the stream waits): kUnsupported, with the reason, when a
-// row or column is too wide for beta-bit integers to keep FP32's accuracy.
-inline Status checked_scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out, std::string* why) {
-  Status s = scales(a, beta, ws, stream, out);
-  int wide = 0;
-  if (s == Status::kOk && (cudaMemcpyAsync(&wide, out->wide, sizeof wide, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+// The plan for the inputs at hand: scales() with plan(K)'s beta, the spread read back (the stream
+// waits), then the plan for that spread and the scales raised to its beta. kUnsupported, with the
+// reason, when a row or column is too wide for beta-bit integers to keep FP32's accuracy.
+inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, Scales* out, Plan* chosen,
+                             std::string* why) {
+  const Plan first = plan(a.K);
+  *chosen = first;
+  Status s = scales(a, first.beta, ws, stream, out);
+  int spread = 0;
+  if (s == Status::kOk && (cudaMemcpyAsync(&spread, out->spread, sizeof spread, cudaMemcpyDeviceToHost, stream) !=
+                               cudaSuccess ||
                            cudaStreamSynchronize(stream) != cudaSuccess))
     s = launch_status();
-  if (s == Status::kOk && wide) {
+  if (s != Status::kOk) return s;
+  if (spread > kMaxSpread) {
     if (why)
       *why = "a row of A or a column of B has its largest magnitude above 16x its mean: beta-bit integers would "
              "lose the small entries' accuracy (use rung 24)";
-    s = Status::kUnsupported;
+    return Status::kUnsupported;
   }
-  return s;
+  static_assert(kWideRatio == 16.0, "the refusal above says 16x");
+  *chosen = plan(a.K, spread);
+  if (chosen->beta == first.beta) return Status::kOk;
+  const int64_t n = a.M + a.N;
+  constexpr int kThreads = 256, kMaxBlocks = 1024;
+  raise_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kThreads), kMaxBlocks)), kThreads, 0, stream>>>(
+      n, chosen->beta - first.beta, out->shiftA);
+  return launch_status();
 }
 
 }  // namespace sgemm::ozaki

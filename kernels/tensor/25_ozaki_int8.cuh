@@ -329,7 +329,8 @@ std::string tile() {
 }
 
 // The error bound of the rung's precision model (registry): the scaled integers are off by at
-// most 2^-beta times their row's (column's) largest magnitude.
+// most 2^-beta times their row's (column's) largest magnitude. plan(K)'s beta is the least the
+// rung keeps: the inputs' spread only adds bits (ozaki::checked_scales).
 double scaled_error(int64_t K) { return std::ldexp(1.0, -ozaki::plan(K).beta); }
 
 bool supports(const GemmArgs& a, std::string* why) {
@@ -413,17 +414,18 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return Status::kArch;  // the wgmma kernel was not compiled for sm_90a in this build
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
-  const ozaki::Plan plan = ozaki::plan(a.K);
   if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
-  // Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B.
+  // Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B,
+  // room for kMaxModuli (n is known once the inputs' spread is).
   const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
   const size_t statBytes = ceil_div64(int64_t(ozaki::stats_bytes(a.M, a.N)), kSwizzleAtomBytes) * kSwizzleAtomBytes;
   if (Mp + Np > INT64_MAX / ozaki::kMaxModuli / Kp) return Status::kOutOfMemory;  // no byte count fits 64 bits
-  const size_t bytes = statBytes + size_t(plan.moduli * (Mp + Np) * Kp);
+  const size_t bytes = statBytes + size_t(ozaki::kMaxModuli * (Mp + Np) * Kp);
   void* ws = nullptr;
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;
-  Status s = ozaki::checked_scales(a, plan.beta, ws, stream, &sc, why);
+  ozaki::Plan plan;
+  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why);
   signed char* res = static_cast<signed char*>(ws) + statBytes;
   if (s == Status::kOk)
     s = plan.moduli <= 7 ? launch_moduli<7>(a, sc, res, Mp, Np, Kp, stream, why)
