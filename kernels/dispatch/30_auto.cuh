@@ -44,30 +44,40 @@ constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages a
 constexpr int kGemvRound = 8;          // rows of B a lane loads before it uses them (a multiple of 4)
 constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
 static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0, "rounds of whole float4 A reads");
-// Warps of a GEMV block (splitting its K range): as many as MT accumulators (registers) and a
-// warp's staged A values (32 KiB of shared memory a block) allow.
+// Columns of C a lane computes (32 apart, so every load stays one coalesced 128-byte row per warp
+// and needs no alignment): two at 9-16 rows, where one shared-memory read of A then feeds 8 FFMAs
+// instead of 4 (measured on the H200: 16 x 128256 x 4096 from 87 to 126 percent of cuBLAS, 16 x
+// 4096 x 4096 from 217 to 250). With fewer rows the GEMV waits on memory and wants every warp it
+// can have; at 17-32 rows the 64 accumulators that two columns need leave too few warps.
 template <int MT>
-constexpr int gemv_warps() { return MT <= 8 ? 32 : MT <= 16 ? 16 : 8; }
+constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
+// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
+// 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
+template <int MT, int CT>
+constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
 
-// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b` in the lane's column (zero past
-// `steps` unless kFull, zero for a lane outside C).
-template <bool kFull>
-__device__ __forceinline__ void gemv_round(float (&v)[kGemvRound], const float* b, int ldb, int j, int steps,
-                                           bool col_ok) {
+// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b` in the lane's CT columns (zero
+// past `steps` unless kFull, zero in a column outside C).
+template <int CT, bool kFull>
+__device__ __forceinline__ void gemv_round(float (&v)[CT][kGemvRound], const float* b, int ldb, int j, int steps,
+                                           const bool (&col_ok)[CT]) {
 #pragma unroll
-  for (int u = 0; u < kGemvRound; ++u) v[u] = (col_ok && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb] : 0.0f;
+  for (int u = 0; u < kGemvRound; ++u)
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+      v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
 }
 
-// One chunk of a warp: k steps [kc, kc + steps) of the lane's column into acc (kFull: steps = 32).
+// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
 // A's values for the chunk are staged in sA (one k per lane), their loads in flight together with
 // B's first round; B is then read in rounds of 8 rows and A's values as float4 broadcasts of 4 k
-// steps (every lane reads the same address), so one shared-memory read feeds 4 FFMAs.
-template <int MT, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
-                                           int M, int kc, int steps, const float* b, int ldb, bool col_ok) {
+// steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
+template <int MT, int CT, bool kFull>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
+                                           int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
   const int lane = threadIdx.x % kWarpSize;
-  float v[kGemvRound];
-  gemv_round<kFull>(v, b, ldb, 0, steps, col_ok);
+  float v[CT][kGemvRound];
+  gemv_round<CT, kFull>(v, b, ldb, 0, steps, col_ok);
   float a[MT];
 #pragma unroll
   for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
@@ -77,79 +87,103 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT], float (&sA)[MT][kGe
 #pragma unroll
   for (int j = 0; j < kGemvChunk; j += kGemvRound) {
     if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<kFull>(v, b, ldb, j, steps, col_ok);
+    if (j > 0) gemv_round<CT, kFull>(v, b, ldb, j, steps, col_ok);
 #pragma unroll
     for (int u = 0; u < kGemvRound; u += kVecWidth)
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         const float4 a4 = load_f4(&sA[m][j + u]);
-        acc[m] += a4.x * v[u];
-        acc[m] += a4.y * v[u + 1];
-        acc[m] += a4.z * v[u + 2];
-        acc[m] += a4.w * v[u + 3];
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+          acc[m][c] += a4.x * v[c][u];
+          acc[m][c] += a4.y * v[c][u + 1];
+          acc[m][c] += a4.z * v[c][u + 2];
+          acc[m][c] += a4.w * v[c][u + 3];
+        }
       }
   }
   __syncwarp();  // the next chunk overwrites sA
 }
 
-// C (M x N, M <= MT) = alpha * A * B + beta * C, one lane per column of C. Block (x, y) covers 32
-// columns and K range y of gridDim.y, split among its warps, each walking its part in chunks of 32
-// k steps (gemv_chunk), so that B is read once. The warps' sums meet in shared memory and are
-// added in warp order; thread (w, lane) adds and writes rows w, w + warps, ... With K split over
-// blocks (gridDim.y > 1), each block writes its partial sums to W, and the last block of a column
-// group to arrive (a ticket) adds them in block order, writes C and sets the ticket back to zero:
-// deterministic either way, and the tickets are zero again after every launch. Scalar accesses
-// throughout: any leading dimension and any 4-byte-aligned pointer.
-template <int MT>
-__global__ void __launch_bounds__(gemv_warps<MT>() * kWarpSize)
+// C (M x N, M <= MT) = alpha * A * B + beta * C, CT columns of C a lane, 32 apart. Block (x, y)
+// covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
+// in chunks of 32 k steps (gemv_chunk), so that B is read once. The warps' sums meet in shared
+// memory, a column of the lane's at a time, and are added in warp order; thread (w, lane) adds and
+// writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block writes its
+// partial sums to W, and the last block of a column group to arrive (a ticket) adds them in block
+// order, writes C and sets the ticket back to zero: deterministic either way, and the tickets are
+// zero again after every launch. Scalar accesses throughout: any leading dimension and any
+// 4-byte-aligned pointer.
+template <int MT, int CT>
+__global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ __align__(16) float sWarp[gemv_warps<MT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
+  __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col = blockIdx.x * kWarpSize + lane;
+  const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
+  bool col_ok[CT];
+#pragma unroll
+  for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
-  float acc[MT] = {};
+  float acc[MT][CT] = {};
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
     const int steps = min(kGemvChunk, k1 - kc);
-    const float* b = B + int64_t(kc) * ldb + col;
-    if (steps == kGemvChunk) gemv_chunk<MT, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col < N);
-    else gemv_chunk<MT, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col < N);
+    const float* b = B + int64_t(kc) * ldb + col0;
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
+    else gemv_chunk<MT, CT, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
   }
-#pragma unroll
-  for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m];
-  __syncthreads();
   auto warp_sum = [&](int m) {
     float sum = 0.0f;
     for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
-  if (gridDim.y > 1) {  // K split over blocks: partials through W, the last block adds them
-    if (col < N)
-      for (int m = warp; m < M; m += warps) __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, warp_sum(m));
+  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
+  __shared__ bool last;
+  if (gridDim.y > 1) {  // K split over blocks: the last block of the column group adds the partials
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+#pragma unroll
+      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
+      __syncthreads();
+      if (col_ok[c])
+        for (int m = warp; m < M; m += warps)
+          __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col0 + c * kWarpSize, warp_sum(m));
+      if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
+    }
     __threadfence();
     __syncthreads();
-    __shared__ bool last;
     if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
     __syncthreads();
     if (!last) return;
     if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
-    if (col >= N) return;
-    for (int m = warp; m < M; m += warps) {
-      float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+      if (!col_ok[c]) continue;
+      const int col = col0 + c * kWarpSize;
+      for (int m = warp; m < M; m += warps) {
+        float sum = 0.0f;
 #pragma unroll 8
-      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
-      float* c = C + int64_t(m) * ldc + col;
-      *c = epilogue(alpha, sum, beta, c);
+        for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+        float* out = C + int64_t(m) * ldc + col;
+        *out = epilogue(alpha, sum, beta, out);
+      }
     }
     return;
   }
-  if (col >= N) return;
-  for (int m = warp; m < M; m += warps) {
-    float* c = C + int64_t(m) * ldc + col;
-    *c = epilogue(alpha, warp_sum(m), beta, c);
+#pragma unroll
+  for (int c = 0; c < CT; ++c) {
+#pragma unroll
+    for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
+    __syncthreads();
+    if (col_ok[c])
+      for (int m = warp; m < M; m += warps) {
+        float* out = C + int64_t(m) * ldc + col0 + c * kWarpSize;
+        *out = epilogue(alpha, warp_sum(m), beta, out);
+      }
+    if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
   }
 }
 
@@ -382,7 +416,7 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 
 // ---- GEMV -------------------------------------------------------------------------------------
 
-// GEMV's launch: warps per block (each at least one chunk of k steps, up to gemv_warps<MT>), and
+// GEMV's launch: warps per block (each at least one chunk of k steps, up to gemv_warps), and
 // K split over blocks until 32 warps a SM have work (a few column groups alone would leave SMs
 // without loads in flight), each warp keeping at least one chunk. 32, not every warp an SM can
 // hold: past that, a split adds more than its loads gain (measured: docs/rungs/30_auto.md).
@@ -394,11 +428,13 @@ template <int MT>
 Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
   constexpr int kWarpsPerSm = 32;
   KernelInfo info;
-  if (const Status s = prepare(sgemm_30_gemv<MT>, gemv_warps<MT>() * kWarpSize, 0, &info, why); s != Status::kOk)
+  constexpr int CT = gemv_cols<MT>(), kWarps = gemv_warps<MT, CT>();
+  if (const Status s = prepare(sgemm_30_gemv<MT, CT>, kWarps * kWarpSize, 0, &info, why);
+      s != Status::kOk)
     return s;
-  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize);
-  g->warps = int(std::clamp<int64_t>(chunks, 1, gemv_warps<MT>()));
-  const int64_t resident = int64_t(info.sms) * std::min(kWarpsPerSm, info.blocks_per_sm * gemv_warps<MT>());
+  const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize * CT);
+  g->warps = int(std::clamp<int64_t>(chunks, 1, kWarps));
+  const int64_t resident = int64_t(info.sms) * std::min(kWarpsPerSm, info.blocks_per_sm * kWarps);
   const int64_t wanted = std::max<int64_t>(1, resident / (int64_t(g->warps) * colBlocks));
   const int64_t most = std::max<int64_t>(1, chunks / g->warps);
   const int64_t chunksPerBlock = ceil_div64(chunks, std::min<int64_t>({wanted, most, 65535}));
@@ -472,7 +508,7 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     }
   }
   if (s == Status::kOk) {
-    sgemm_30_gemv<MT><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
+    sgemm_30_gemv<MT, gemv_cols<MT>()><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
                                                                  int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc),
                                                                  gg.kPerBlock, W, tickets);
     s = launch_status();
