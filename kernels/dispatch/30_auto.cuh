@@ -7,8 +7,8 @@
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
 //   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
-//   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands (and K tails) copied to
-//   aligned, zero-padded scratch, then the best of (2)-(3) on the copies. A model predicts each
+//   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands copied to
+//   16-byte-aligned rows, then the best of (2)-(3) on the copies. A model predicts each
 //   one's time from the shape and constants measured per architecture by `sgemm_autotune
 //   --dispatch` (kernels/tuned/dispatch_sm_<arch>.cuh) and picks the fastest. None is refused.
 // WHY: the capstone pads M and N to whole 64x256 tiles (at M = 1 it computes 64 rows to use one);
@@ -266,10 +266,6 @@ using Capstone = rung15::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN,
 using FewRows = rung15::Config<32, 256, 32, 32, 128, 8, 16, 2, 8>;
 using FewCols = rung15::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
 using Small = rung15::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
-// Repack pads K to a whole number of slabs of every tile.
-constexpr int kSlab = 32;
-static_assert(Capstone::BK == kSlab && FewRows::BK == kSlab && FewCols::BK == kSlab && Small::BK == kSlab,
-              "repack pads K to the tiles' common slab");
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 
 enum class Kind { kTiles, kSplitK, kGemv, kRepack };
@@ -527,7 +523,10 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------
 
 // Which operands to copy, and the copies' shape: an operand whose rows are not 16-byte aligned,
-// and A and B both where K is not a whole number of slabs (their copies pad K with zeros).
+// to rows of whole float4s. K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took
+// 10 percent longer on copies with K padded by zeros to whole slabs (as this rung once made them:
+// A's rows 1024 floats apart) than on copies that keep the tail (rows 1000 apart, the last slab's
+// loads checked): H200, Nsight Compute, commit 1b8d04f.
 struct RepackPlan {
   bool a = false, b = false, c = false;
   GemmArgs args;  // the GEMM on the copies; copied operands at 256-byte-aligned stand-in addresses
@@ -537,25 +536,22 @@ struct RepackPlan {
 
 RepackPlan repack_plan(const GemmArgs& a) {
   RepackPlan r;
-  const bool kTail = a.K % kSlab != 0;
-  r.a = kTail || !rows_aligned(a.A, a.lda);
-  r.b = kTail || !rows_aligned(a.B, a.ldb);
+  r.a = !rows_aligned(a.A, a.lda);
+  r.b = !rows_aligned(a.B, a.ldb);
   r.c = !rows_aligned(a.C, a.ldc);
-  const int64_t Kp = ceil_div64(a.K, kSlab) * kSlab, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
+  const int64_t Kp = ceil_div64(a.K, kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
   auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
   const size_t bytesA = r.a ? round256(size_t(a.M) * size_t(Kp) * 4) : 0;
-  const size_t bytesB = r.b ? round256(size_t(Kp) * size_t(Np) * 4) : 0;
+  const size_t bytesB = r.b ? round256(size_t(a.K) * size_t(Np) * 4) : 0;
   const size_t bytesC = r.c ? round256(size_t(a.M) * size_t(Np) * 4) : 0;
   r.offB = bytesA, r.offC = bytesA + bytesB, r.bytes = bytesA + bytesB + bytesC;
   r.args = a;
-  r.args.K = Kp;
   auto standIn = [](size_t off) { return reinterpret_cast<float*>(uintptr_t{256} + off); };
   if (r.a) r.args.A = standIn(0), r.args.lda = Kp;
   if (r.b) r.args.B = standIn(r.offB), r.args.ldb = Np;
   if (r.c) r.args.C = standIn(r.offC), r.args.ldc = Np;
-  const double mn = double(a.M) * double(a.N);
-  r.moveBytes = 4.0 * ((r.a ? double(a.M) * double(a.K + Kp) : 0) + (r.b ? double(a.K) * a.N + double(Kp) * Np : 0) +
-                       (r.c ? 2.0 * mn + (a.beta != 0 ? mn + double(a.M) * Np : 0) : 0));
+  const double mk = double(a.M) * double(a.K), kn = double(a.K) * double(a.N), mn = double(a.M) * double(a.N);
+  r.moveBytes = 8.0 * ((r.a ? mk : 0) + (r.b ? kn : 0) + (r.c ? mn * (a.beta != 0 ? 2 : 1) : 0));
   return r;
 }
 
@@ -568,13 +564,12 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
     return candidates()[direct].launch(a, stream, why);  // no room for copies: run on the operands
   char* base = static_cast<char*>(ws);
   GemmArgs g = r.args;
-  const int M = int(a.M), N = int(a.N), K = int(a.K), Kp = int(g.K);
-  // The copies of A and B (K padded with zeros), in one launch.
+  const int M = int(a.M), N = int(a.N), K = int(a.K);
+  // The copies of A and B, in one launch.
   std::vector<RepackJob> in;
-  if (r.a) g.A = reinterpret_cast<float*>(base), in.push_back({M, K, a.A, int(a.lda), M, Kp, const_cast<float*>(g.A), int(g.lda)});
+  if (r.a) g.A = reinterpret_cast<float*>(base), in.push_back({M, K, a.A, int(a.lda), M, K, const_cast<float*>(g.A), int(g.lda)});
   if (r.b)
-    g.B = reinterpret_cast<float*>(base + r.offB),
-    in.push_back({K, N, a.B, int(a.ldb), Kp, int(g.ldb), const_cast<float*>(g.B), int(g.ldb)});
+    g.B = reinterpret_cast<float*>(base + r.offB), in.push_back({K, N, a.B, int(a.ldb), K, N, const_cast<float*>(g.B), int(g.ldb)});
   if (r.c) g.C = reinterpret_cast<float*>(base + r.offC);
   if (r.c && a.beta != 0) in.push_back({M, N, a.C, int(a.ldc), M, N, g.C, int(g.ldc)});  // beta reads C
   Status s = Status::kOk;
@@ -733,7 +728,7 @@ size_t choose(const GemmArgs& a, bool direct_only) {
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
                             ", few columns " + pipelined_tile_text<FewCols>() + ", small (and split-K) " +
                             pipelined_tile_text<Small>() + ", gemv M<=" + std::to_string(kGemvMaxRows) +
-                            ", repack to 16-byte rows and K in " + std::to_string(kSlab) + "s"; }
+                            ", repack to 16-byte rows"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-
 // aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 15.

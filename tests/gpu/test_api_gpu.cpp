@@ -189,8 +189,8 @@ INSTANTIATE_TEST_SUITE_P(Registry, CAbi, ::testing::ValuesIn(rung_ids()), rung_n
 
 // The scheme's error stays at or below cuBLAS SGEMM's on the same inputs, normal ones included:
 // their largest entries are about five times their mean magnitude (uniform: two), and the plan
-// keeps more bits for them (ozaki::checked_scales). Both the rung and the method on cuBLAS's INT8
-// GEMM; the shapes are those of the accuracy sweep at K = 4096 and 16384, narrower.
+// keeps more bits for them; narrow products, where cuBLAS splits K, take every modulus
+// (ozaki::checked_scales). Both the rung and the method on cuBLAS's INT8 GEMM.
 struct OzakiAccuracyCase {
   harness::Shape shape;
   harness::InputKind kind;
@@ -222,7 +222,9 @@ TEST_P(OzakiErrorBelowCublas, RungAndMethod) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, OzakiErrorBelowCublas,
-    ::testing::Values(OzakiAccuracyCase{{256, 256, 4096}, harness::InputKind::kNormal},
+    ::testing::Values(OzakiAccuracyCase{{2048, 2048, 4096}, harness::InputKind::kNormal},
+                      OzakiAccuracyCase{{2048, 2048, 4096}, harness::InputKind::kUniform},
+                      OzakiAccuracyCase{{256, 256, 4096}, harness::InputKind::kNormal},
                       OzakiAccuracyCase{{256, 256, 4096}, harness::InputKind::kUniform},
                       OzakiAccuracyCase{{128, 128, 16384}, harness::InputKind::kNormal},
                       OzakiAccuracyCase{{128, 128, 16384}, harness::InputKind::kUniform}),

@@ -89,15 +89,17 @@ TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
   EXPECT_GT(split.moveBytes, 0.0);
   EXPECT_FALSE(rung30::model_terms(candidate("split_k"), shape(8192, 8192, 1024)).runs);
   EXPECT_TRUE(rung30::model_terms(candidate("split_k_rows"), shape(32, 4096, 4096)).runs);
-  // Rows that are not 16-byte aligned, or a K tail: repack copies them; aligned rows: nothing to do.
+  // Rows that are not 16-byte aligned: repack copies them to aligned rows and keeps K (its tail
+  // too); aligned rows, with or without a K tail: nothing to do.
   const rung30::Terms odd = rung30::model_terms(candidate("repack"), shape(1023, 1023, 1023));
   ASSERT_TRUE(odd.runs);
   EXPECT_GE(odd.inner, 0);
-  EXPECT_EQ(odd.repacked.K % 32, 0);
+  EXPECT_EQ(odd.repacked.K, 1023);
   EXPECT_EQ(odd.repacked.lda % 4, 0);
   EXPECT_EQ(odd.repacked.ldb % 4, 0);
   EXPECT_EQ(odd.repacked.ldc % 4, 0);
   EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1024)).runs);
+  EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1000)).runs);
 }
 
 TEST(Dispatch, EveryCandidateOnRaggedShapes) {
