@@ -140,50 +140,47 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
     for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
-  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
-  __shared__ bool last;
-  if (gridDim.y > 1) {  // K split over blocks: the last block of the column group adds the partials
+  // The block's sums, a column of each lane's at a time: use(col, m, sum) for the rows m of this
+  // thread. A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in
+  // __syncwarp).
+  auto column_sums = [&](auto&& use) {
 #pragma unroll
     for (int c = 0; c < CT; ++c) {
 #pragma unroll
       for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
       __syncthreads();
       if (col_ok[c])
-        for (int m = warp; m < M; m += warps)
-          __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col0 + c * kWarpSize, warp_sum(m));
+        for (int m = warp; m < M; m += warps) use(col0 + c * kWarpSize, m, warp_sum(m));
       if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
     }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
-    __syncthreads();
-    if (!last) return;
-    if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
-#pragma unroll
-    for (int c = 0; c < CT; ++c) {
-      if (!col_ok[c]) continue;
-      const int col = col0 + c * kWarpSize;
-      for (int m = warp; m < M; m += warps) {
-        float sum = 0.0f;
-#pragma unroll 8
-        for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
-        float* out = C + int64_t(m) * ldc + col;
-        *out = epilogue(alpha, sum, beta, out);
-      }
-    }
+  };
+  if (gridDim.y == 1) {
+    column_sums([&](int col, int m, float sum) {
+      float* out = C + int64_t(m) * ldc + col;
+      *out = epilogue(alpha, sum, beta, out);
+    });
     return;
   }
+  // K split over blocks: partials through W, the last block of the column group adds them.
+  column_sums([&](int col, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum); });
+  __threadfence();
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!last) return;
+  if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
 #pragma unroll
   for (int c = 0; c < CT; ++c) {
-#pragma unroll
-    for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
-    __syncthreads();
-    if (col_ok[c])
-      for (int m = warp; m < M; m += warps) {
-        float* out = C + int64_t(m) * ldc + col0 + c * kWarpSize;
-        *out = epilogue(alpha, warp_sum(m), beta, out);
-      }
-    if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
+    if (!col_ok[c]) continue;
+    const int col = col0 + c * kWarpSize;
+    for (int m = warp; m < M; m += warps) {
+      float sum = 0.0f;
+#pragma unroll 8
+      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+      float* out = C + int64_t(m) * ldc + col;
+      *out = epilogue(alpha, sum, beta, out);
+    }
   }
 }
 
