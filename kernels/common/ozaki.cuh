@@ -332,6 +332,12 @@ inline Plan plan(int64_t K, int spread = 0) {
 inline size_t stats_bytes(int64_t M, int64_t N) {
   return size_t(M + N) * (sizeof(unsigned) + sizeof(double) + sizeof(int)) + size_t(M + N + 1) * sizeof(int);
 }
+// The launches over all M + N scales (finish_scales, raise_scales): a thread per scale, grid-stride.
+constexpr int kScaleThreads = 256;
+inline unsigned scale_blocks(int64_t n) {
+  constexpr int64_t kMaxScaleBlocks = 1024;
+  return unsigned(std::min<int64_t>(ceil_div64(n, kScaleThreads), kMaxScaleBlocks));
+}
 struct Scales {
   int* shiftA;  // [M]
   int* shiftB;  // [N]
@@ -352,8 +358,7 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   const dim3 gridB(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(std::min<int64_t>(ceil_div64(a.K, kStatColChunk), kMaxGridY)));
   stats_cols<<<gridB, dim3(kWarpSize, kStatRows), 0, stream>>>(a.K, a.N, a.B, a.ldb, sb);
   s = launch_status_after(s);
-  constexpr int kFinishThreads = 256, kFinishBlocks = 1024;
-  finish_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kFinishThreads), kFinishBlocks)), kFinishThreads, 0, stream>>>(
+  finish_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
       n, Stats{bits, sum, nnz}, beta, shift, out->spread);
   return launch_status_after(s);
 }
@@ -427,8 +432,7 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
   *chosen = narrow(a) ? Plan{kMaxModuli, max_beta(kMaxModuli, a.K)} : plan(a.K, spread);
   if (chosen->beta == first.beta) return Status::kOk;
   const int64_t n = a.M + a.N;
-  constexpr int kThreads = 256, kMaxBlocks = 1024;
-  raise_scales<<<unsigned(std::min<int64_t>(ceil_div64(n, kThreads), kMaxBlocks)), kThreads, 0, stream>>>(
+  raise_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
       n, chosen->beta - first.beta, out->shiftA);
   return launch_status();
 }
