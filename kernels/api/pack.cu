@@ -17,57 +17,40 @@ namespace sgemm {
 namespace {
 
 constexpr int kRepackThreads = 256;
-constexpr int kRepackLoads = 4;  // loads each thread has in flight before it stores
+constexpr int kRepackCols = 4;  // consecutive columns a thread copies: one 16-byte access on an aligned side
 
-// Threads run along a row (coalesced), blocks down the rows (grid y) and over the two jobs (z).
+// Threads run along a row (coalesced), kRepackCols columns each; blocks down the rows (grid y) and
+// over the two jobs (z). kVecLoad / kVecStore: the sources' / destinations' rows are 16-byte
+// aligned, so a thread's four columns move as one float4 there; the other side moves single
+// floats. The destination's columns past dcols are never written.
+template <bool kVecLoad, bool kVecStore>
 __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, RepackJob second) {
   const RepackJob& j = blockIdx.z == 0 ? first : second;
-  const int stride = int(gridDim.x) * kRepackThreads;
+  const int stride = int(gridDim.x) * kRepackThreads * kRepackCols;
   for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
     const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
     float* d = j.dst + int64_t(r) * j.ldd;
-    for (int c0 = blockIdx.x * kRepackThreads + threadIdx.x; c0 < j.dcols; c0 += kRepackLoads * stride) {
-      float v[kRepackLoads];
+    for (int c = (blockIdx.x * kRepackThreads + threadIdx.x) * kRepackCols; c < j.dcols; c += stride) {
+      float v[kRepackCols];
+      if (kVecLoad && r < j.rows && c + kRepackCols <= j.cols) {
+        const float4 f = load_f4(s + c);
+        v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+      } else {
 #pragma unroll
-      for (int i = 0; i < kRepackLoads; ++i) v[i] = (r < j.rows && c0 + i * stride < j.cols) ? s[c0 + i * stride] : 0.0f;
+        for (int i = 0; i < kRepackCols; ++i) v[i] = r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
+      }
+      if (kVecStore && c + kRepackCols <= j.dcols) {
+        *reinterpret_cast<float4*>(d + c) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
 #pragma unroll
-      for (int i = 0; i < kRepackLoads; ++i)
-        if (c0 + i * stride < j.dcols) d[c0 + i * stride] = v[i];
+        for (int i = 0; i < kRepackCols; ++i)
+          if (c + i < j.dcols) d[c + i] = v[i];
+      }
     }
   }
 }
 
 std::atomic<Packing> g_packing{Packing::kAuto};
-
-// What the packing rule needs of a device, asked once per device.
-struct DeviceRates {
-  double fp32_flops = 0;  // FP32 FFMA peak, flop/s
-  double dram_bytes = 0;  // DRAM peak, bytes/s
-};
-
-Status device_rates(DeviceRates* out) {
-  static std::mutex mutex;
-  static std::map<int, DeviceRates> known;
-  int dev = 0;
-  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return from_cuda(e);
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = known.find(dev); it != known.end()) {
-    *out = it->second;
-    return Status::kOk;
-  }
-  int major = 0, minor = 0, sms = 0, khz = 0, memKhz = 0, busBits = 0;
-  for (auto [value, attr] : {std::pair{&major, cudaDevAttrComputeCapabilityMajor},
-                             std::pair{&minor, cudaDevAttrComputeCapabilityMinor},
-                             std::pair{&sms, cudaDevAttrMultiProcessorCount}, std::pair{&khz, cudaDevAttrClockRate},
-                             std::pair{&memKhz, cudaDevAttrMemoryClockRate},
-                             std::pair{&busBits, cudaDevAttrGlobalMemoryBusWidth}})
-    if (const cudaError_t e = cudaDeviceGetAttribute(value, attr, dev); e != cudaSuccess) return from_cuda(e);
-  DeviceRates r;
-  r.fp32_flops = fp32_peak_gflops(major, minor, sms, khz / 1000) * 1e9;
-  r.dram_bytes = 2.0 * memKhz * 1e3 * busBits / 8.0;  // double data rate
-  *out = known[dev] = r;
-  return Status::kOk;
-}
 
 // Which operands to copy, where the copies go in one workspace, and the bytes the copies move.
 struct PackPlan {
@@ -112,18 +95,62 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 void set_packing(Packing p) { g_packing.store(p); }
 Packing packing() { return g_packing.load(); }
 
-Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
+Status device_rates(DeviceRates* out) {
+  static std::mutex mutex;
+  static std::map<int, DeviceRates> known;
+  int dev = 0;
+  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return from_cuda(e);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(dev); it != known.end()) {
+    *out = it->second;
+    return Status::kOk;
+  }
+  int major = 0, minor = 0, sms = 0, khz = 0, memKhz = 0, busBits = 0;
+  for (auto [value, attr] : {std::pair{&major, cudaDevAttrComputeCapabilityMajor},
+                             std::pair{&minor, cudaDevAttrComputeCapabilityMinor},
+                             std::pair{&sms, cudaDevAttrMultiProcessorCount}, std::pair{&khz, cudaDevAttrClockRate},
+                             std::pair{&memKhz, cudaDevAttrMemoryClockRate},
+                             std::pair{&busBits, cudaDevAttrGlobalMemoryBusWidth}})
+    if (const cudaError_t e = cudaDeviceGetAttribute(value, attr, dev); e != cudaSuccess) return from_cuda(e);
+  DeviceRates r;
+  r.fp32_flops = fp32_peak_gflops(major, minor, sms, khz / 1000) * 1e9;
+  r.dram_bytes = 2.0 * memKhz * 1e3 * busBits / 8.0;  // double data rate
+  r.sms = sms;
+  *out = known[dev] = r;
+  return Status::kOk;
+}
+
+namespace {
+
+// Rows of a job's source and destination that all start on 16-byte boundaries (an absent job:
+// yes).
+bool src_vec(const RepackJob& j) { return j.dst == nullptr || rows_aligned(j.src, j.lds); }
+bool dst_vec(const RepackJob& j) { return j.dst == nullptr || rows_aligned(j.dst, j.ldd); }
+
+template <bool kVecLoad, bool kVecStore>
+Status repack_launch(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
   const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
   KernelInfo info;  // the SM count, asked once per device
   std::string why;
-  if (const Status s = prepare(repack_rows, kRepackThreads, 0, &info, &why); s != Status::kOk) return s;
-  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackLoads);
+  if (const Status s = prepare(repack_rows<kVecLoad, kVecStore>, kRepackThreads, 0, &info, &why); s != Status::kOk)
+    return s;
+  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackCols);
   const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
   const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
                   unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
                   second.dst != nullptr ? 2u : 1u);
-  repack_rows<<<grid, kRepackThreads, 0, stream>>>(first, second);
+  repack_rows<kVecLoad, kVecStore><<<grid, kRepackThreads, 0, stream>>>(first, second);
   return launch_status();
+}
+
+}  // namespace
+
+Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
+  const bool vecLoad = src_vec(first) && src_vec(second), vecStore = dst_vec(first) && dst_vec(second);
+  return vecLoad ? (vecStore ? repack_launch<true, true>(first, second, stream)
+                             : repack_launch<true, false>(first, second, stream))
+                 : (vecStore ? repack_launch<false, true>(first, second, stream)
+                             : repack_launch<false, false>(first, second, stream));
 }
 
 bool packs(const Rung& rung, const GemmArgs& a) {
