@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/launch.hpp"
 #include "sgemm_ladder.hpp"
 
 namespace sgemm::rung30 {
@@ -48,13 +49,15 @@ struct Constants {
   std::vector<Cost> costs;  // per candidate
   double bytesPerNs = 0, gemvFlopsPerNs = 0, unalignedSlabFactor = 1, kTailSlabFactor = 1;
 };
-Constants measured_constants();  // this build's
+Constants measured_constants();  // this build's, scaled to the current device
+// Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
+Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated);
 
 int candidate_count();
 const char* candidate_name(int c);
 std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
 Terms model_terms(int c, const GemmArgs& a);
-double predict_ns(int c, const GemmArgs& a);  // with measured_constants()
+double predict_ns(int c, const GemmArgs& a);  // with measured_constants() of the current device
 double predict_ns(int c, const GemmArgs& a, const Constants& k);
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
 

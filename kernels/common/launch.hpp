@@ -56,6 +56,15 @@ Status prepare(void (*kernel)(Args...), int threads, int smem_bytes, KernelInfo*
   return prepare(reinterpret_cast<const void*>(kernel), threads, smem_bytes, info, why);
 }
 
+// The current device's peaks, from its attributes (asked once per device): the FP32 FFMA peak
+// (fp32_peak_gflops), the DRAM peak (memory clock x bus width, double data rate), the SM count.
+struct DeviceRates {
+  double fp32_flops = 0;  // flop/s
+  double dram_bytes = 0;  // bytes/s
+  int sms = 0;
+};
+Status device_rates(DeviceRates* out);
+
 // Scratch memory for a rung that needs it (split-K partial sums, stream-K partial tiles,
 // pre-split operands), taken stream-ordered from a memory pool per device that keeps freed memory
 // for the next launch: `*ptr` is valid for work queued on `stream` until workspace_free(*ptr, stream).

@@ -270,6 +270,7 @@ enum class Kind { kTiles, kSplitK, kGemv, kRepack };
 enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kCandidates };
 
 struct Split;
+const Constants& device_constants();  // the model's constants on the current device (below)
 
 // One way to run the GEMM. The candidates' order is the order of tuned::kDispatchCosts.
 struct Candidate {
@@ -279,7 +280,7 @@ struct Candidate {
   // The SMs and the blocks resident on each, on this device (tiles and split-K), and the launch.
   Status (*prepare)(const GemmArgs& a, KernelInfo* info, std::string* why);
   Status (*launch)(const GemmArgs& a, cudaStream_t stream, std::string* why);
-  Split (*split)(const GemmArgs& a, int64_t slots, double slabNs);  // split-K: its split of K
+  Split (*split)(const GemmArgs& a, int64_t slots, double slabNs, double bytesPerNs);  // split-K: its split of K
 };
 const std::vector<Candidate>& candidates();
 size_t choose(const GemmArgs& a, bool direct_only);
@@ -362,19 +363,19 @@ Status prepare_split_k(const GemmArgs& a, KernelInfo* info, std::string* why) {
 // The split of K for `slots` resident blocks, among those that keep every block in one wave
 // (split-K is for tile grids that leave SMs idle) with at least kMinSlabsPerSplit slabs each:
 // the one with the least predicted time, slabs per block times `slabNs` plus the partials'
-// bytes written and read over the bandwidth. splits < 2: no split helps.
+// bytes written and read over the bandwidth (`bytesPerNs`). splits < 2: no split helps.
 struct Split {
   int splits = 1, slabsPerSplit = 0;
 };
 template <class Cfg>
-Split split_of(const GemmArgs& a, int64_t slots, double slabNs) {
+Split split_of(const GemmArgs& a, int64_t slots, double slabNs, double bytesPerNs) {
   const int64_t tiles = ceil_div64(a.M, Cfg::BM) * ceil_div64(a.N, Cfg::BN), kTiles = ceil_div64(a.K, Cfg::BK);
   const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth);
   Split best;
   double bestNs = std::numeric_limits<double>::infinity();
   for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= slots && s <= 65535; ++s) {
     const int64_t per = ceil_div64(kTiles, s), used = ceil_div64(kTiles, per);  // every split gets slabs
-    const double ns = double(per) * slabNs + 2.0 * double(used) * double(a.M) * rowBytes / tuned::kBytesPerNs;
+    const double ns = double(per) * slabNs + 2.0 * double(used) * double(a.M) * rowBytes / bytesPerNs;
     if (ns < bestNs) best = {int(used), int(per)}, bestNs = ns;
   }
   return best;
@@ -385,7 +386,8 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
   const bool vec = vec4_ok(a, nullptr);
   KernelInfo info;
   if (const Status s = prepare_split_k<Cfg>(a, &info, why); s != Status::kOk) return s;
-  const Split sp = split_of<Cfg>(a, int64_t(info.sms) * info.blocks_per_sm, tuned::kDispatchCosts[kIndex].slab_ns);
+  const Constants& k = device_constants();
+  const Split sp = split_of<Cfg>(a, int64_t(info.sms) * info.blocks_per_sm, k.costs[kIndex].slab_ns, k.bytesPerNs);
   if (sp.splits < 2) return launch_tiles<Cfg>(a, stream, why);  // nothing to split
   const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;   // rows of whole float4s
   void* ws = nullptr;
@@ -629,7 +631,8 @@ Terms model_terms(int c, const GemmArgs& a) {
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec4_ok(a, nullptr);
   if (cand.kind == Kind::kSplitK) {  // the last split's K tail alone checks bounds
-    const Split sp = cand.split(a, slots, tuned::kDispatchCosts[size_t(c)].slab_ns);
+    const Constants& k = device_constants();
+    const Split sp = cand.split(a, slots, k.costs[size_t(c)].slab_ns, k.bytesPerNs);
     if (sp.splits < 2) return t;
     t.slabs = sp.slabsPerSplit;
     // The partials written and read back, C written (and read, with beta).
@@ -656,6 +659,28 @@ Terms model_terms(int c, const GemmArgs& a) {
   return t;
 }
 
+// Constants measured on a GPU with peaks `calibrated`, scaled to one with peaks `here`: bandwidth
+// by the DRAM peak, the GEMV's FLOP rate by the FP32 peak, the per-SM times (a slab, a fix-up, a
+// share's start) by the FP32 peak per SM (lanes x clock). What is bound by memory scales with the
+// memory, what is bound by the SMs with the SMs: the first-order correction for another GPU of
+// the architecture (an H100 on an H200's constants) or one without a header of its own. Launch
+// costs stay as measured. Unchanged where a peak is unknown.
+Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated) {
+  for (const DeviceRates& r : {here, calibrated})
+    if (!(r.fp32_flops > 0 && r.dram_bytes > 0 && r.sms > 0)) return k;
+  const double chip = here.fp32_flops / calibrated.fp32_flops;
+  const double perSm = chip * double(calibrated.sms) / double(here.sms);
+  k.bytesPerNs *= here.dram_bytes / calibrated.dram_bytes;
+  k.gemvFlopsPerNs *= chip;
+  for (Cost& c : k.costs) {
+    c.slab_ns /= perSm;
+    c.fixup_ns /= perSm;
+    c.unit_ns /= perSm;
+  }
+  return k;
+}
+
+// The tuned header's constants, scaled to the current device (scale_constants).
 Constants measured_constants() {
   Constants k;
   for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns});
@@ -663,7 +688,13 @@ Constants measured_constants() {
   k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
   k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
   k.kTailSlabFactor = tuned::kKTailSlabFactor;
-  return k;
+  DeviceRates here;
+  if (device_rates(&here) != Status::kOk) return k;
+  DeviceRates calibrated;
+  calibrated.fp32_flops = tuned::kCalibratedFp32Gflops * 1e9;
+  calibrated.dram_bytes = tuned::kCalibratedDramGBps * 1e9;
+  calibrated.sms = tuned::kCalibratedSms;
+  return scale_constants(k, here, calibrated);
 }
 
 // The model's prediction, in nanoseconds, of candidate `c` on these arguments: its terms times
@@ -682,10 +713,19 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) {
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 
-double predict_ns(int c, const GemmArgs& a) {
-  static const Constants k = measured_constants();
-  return predict_ns(c, a, k);
+// measured_constants() of the current device, made once per device.
+const Constants& device_constants() {
+  static std::mutex mutex;
+  static std::map<int, Constants> perDevice;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = perDevice.find(device);
+  if (it == perDevice.end()) it = perDevice.emplace(device, measured_constants()).first;
+  return it->second;  // map nodes stay put
 }
+
+double predict_ns(int c, const GemmArgs& a) { return predict_ns(c, a, device_constants()); }
 
 // The candidate the model picks for these arguments (direct_only: not repack), without a cache.
 size_t choose_uncached(const GemmArgs& a, bool direct_only) {

@@ -15,5 +15,11 @@ constexpr double kGemvFlopsPerNs = 22187.8;
 // as multiples of an aligned whole-tile slab.
 constexpr double kUnalignedSlabFactor = 1.14477;
 constexpr double kKTailSlabFactor = 1.0557;
+// The calibrating GPU's peaks (the FP32 peak in GFLOPs per second, the DRAM peak in GB per second,
+// its SMs): on another GPU the dispatch rung scales the constants above by that GPU's peaks
+// against these.
+constexpr double kCalibratedFp32Gflops = 66908.2;
+constexpr double kCalibratedDramGBps = 4814.4;
+constexpr int kCalibratedSms = 132;
 
 }  // namespace sgemm::tuned

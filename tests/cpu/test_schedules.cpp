@@ -1,5 +1,6 @@
-// The host-side models that decide how the grid covers the work: rung 11's split-K choice and the
-// stream-K plan of rungs 12-15 (kernels/common/stream_k_plan.hpp). No GPU needed. Every test runs
+// The host-side models that decide how the grid covers the work: rung 11's split-K choice, the
+// stream-K plan of rungs 12-15 (kernels/common/stream_k_plan.hpp) and how the dispatch rung's
+// measured constants carry over to another GPU. No GPU needed. Every test runs
 // for several chips (SM counts of an A100, H100/H200, a smaller and a larger part) and one or two
 // resident blocks per SM: nothing here may hold for 132 SMs only. Shapes are given in tuned tiles,
 // so the tests hold for any tile.
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/dispatch.hpp"
 #include "common/stream_k_plan.hpp"
 #include "tuned/tuned.cuh"
 
@@ -131,4 +133,33 @@ TEST(StreamK, RungsAboveTwelveKeepItsPlan) {
     EXPECT_EQ(m.minSlabsPerUnit, m12.minSlabsPerUnit);
   }
   EXPECT_EQ(sgemm::rung12::min_blocks_per_sm(), sgemm::rung15::min_blocks_per_sm());
+}
+
+TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
+  // Measured on an H200-like part, used on an H100-like one (same SMs and clock, 0.7x the DRAM
+  // peak) and on an A100-like one (108 SMs, 64 lanes at 1410 MHz, 1555 GB/s).
+  sgemm::rung30::Constants k;
+  k.costs = {{1000, 5000, 300, 1.5, 200}, {0, 8000, 0, 1, 0}};
+  k.bytesPerNs = 4500;
+  k.gemvFlopsPerNs = 20000;
+  const sgemm::DeviceRates h200{66908e9, 4814e9, 132}, h100{66908e9, 3352e9, 132};
+  const sgemm::DeviceRates a100{2.0 * 64 * 108 * 1.41e9, 1555e9, 108};
+  const sgemm::rung30::Constants same = sgemm::rung30::scale_constants(k, h200, h200);
+  EXPECT_DOUBLE_EQ(same.bytesPerNs, k.bytesPerNs);
+  EXPECT_DOUBLE_EQ(same.costs[0].slab_ns, k.costs[0].slab_ns);
+  const sgemm::rung30::Constants h = sgemm::rung30::scale_constants(k, h100, h200);
+  EXPECT_NEAR(h.bytesPerNs, 4500 * 3352.0 / 4814.0, 1e-6);
+  EXPECT_DOUBLE_EQ(h.gemvFlopsPerNs, k.gemvFlopsPerNs);  // the same SMs at the same clock
+  EXPECT_DOUBLE_EQ(h.costs[0].slab_ns, k.costs[0].slab_ns);
+  const sgemm::rung30::Constants a = sgemm::rung30::scale_constants(k, a100, h200);
+  const double perSm = (2.0 * 64 * 1.41e9) / (66908e9 / 132);  // FP32 peak per SM, A100 against H200
+  EXPECT_NEAR(a.costs[0].slab_ns, 1000 / perSm, 1e-6);
+  EXPECT_NEAR(a.costs[0].fixup_ns, 300 / perSm, 1e-6);
+  EXPECT_NEAR(a.costs[0].unit_ns, 200 / perSm, 1e-6);
+  EXPECT_DOUBLE_EQ(a.costs[0].launch_ns, 5000);  // launches stay as measured
+  EXPECT_DOUBLE_EQ(a.costs[0].share, 1.5);
+  EXPECT_NEAR(a.gemvFlopsPerNs, 20000 * a100.fp32_flops / h200.fp32_flops, 1e-6);
+  EXPECT_NEAR(a.bytesPerNs, 4500 * 1555.0 / 4814.0, 1e-6);
+  const sgemm::rung30::Constants unknown = sgemm::rung30::scale_constants(k, sgemm::DeviceRates{}, h200);
+  EXPECT_DOUBLE_EQ(unknown.bytesPerNs, k.bytesPerNs);  // no peaks: as measured
 }

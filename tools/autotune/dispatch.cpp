@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/dispatch.hpp"
+#include "common/launch.hpp"
 #include "harness/problem.hpp"
 #include "harness/timing.hpp"
 #include "sgemm_ladder.hpp"
@@ -182,6 +183,12 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
                 rung30::candidate_name(p.terms.inner), inner.ns, p.ns);
   }
 
+  DeviceRates rates;  // the peaks the dispatch rung scales these constants by on another device
+  if (device_rates(&rates) != Status::kOk || rates.fp32_flops <= 0 || rates.dram_bytes <= 0)
+    throw std::runtime_error("cannot read the device's peaks");
+  j["calibrated_fp32_gflops"] = rates.fp32_flops / 1e9;
+  j["calibrated_dram_gbps"] = rates.dram_bytes / 1e9;
+  j["calibrated_sms"] = rates.sms;
   j["bytes_per_ns"] = k.bytesPerNs;
   j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
   j["unaligned_slab_factor"] = k.unalignedSlabFactor;
@@ -209,7 +216,13 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     << "// What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),\n"
     << "// as multiples of an aligned whole-tile slab.\n"
     << "constexpr double kUnalignedSlabFactor = " << k.unalignedSlabFactor << ";\n"
-    << "constexpr double kKTailSlabFactor = " << k.kTailSlabFactor << ";\n\n}  // namespace sgemm::tuned\n";
+    << "constexpr double kKTailSlabFactor = " << k.kTailSlabFactor << ";\n"
+    << "// The calibrating GPU's peaks (the FP32 peak in GFLOPs per second, the DRAM peak in GB per second,\n"
+    << "// its SMs): on another GPU the dispatch rung scales the constants above by that GPU's peaks\n"
+    << "// against these.\n"
+    << "constexpr double kCalibratedFp32Gflops = " << rates.fp32_flops / 1e9 << ";\n"
+    << "constexpr double kCalibratedDramGBps = " << rates.dram_bytes / 1e9 << ";\n"
+    << "constexpr int kCalibratedSms = " << rates.sms << ";\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
   std::printf("wrote %s\n", header_path.c_str());
   if (!json_path.empty()) {
