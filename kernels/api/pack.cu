@@ -17,12 +17,13 @@ namespace sgemm {
 namespace {
 
 constexpr int kRepackThreads = 256;
-constexpr int kRepackCols = 4;  // consecutive columns a thread copies: one 16-byte access on an aligned side
+constexpr int kRepackCols = 4;    // consecutive columns of a group: one 16-byte access on an aligned side
+constexpr int kRepackGroups = 2;  // groups a thread has in flight before it stores
 
-// Threads run along a row (coalesced), kRepackCols columns each; blocks down the rows (grid y) and
-// over the two jobs (z). kVecLoad / kVecStore: the sources' / destinations' rows are 16-byte
-// aligned, so a thread's four columns move as one float4 there; the other side moves single
-// floats. The destination's columns past dcols are never written.
+// Threads run along a row (coalesced), kRepackGroups groups of kRepackCols columns each; blocks
+// down the rows (grid y) and over the two jobs (z). kVecLoad / kVecStore: the sources' /
+// destinations' rows are 16-byte aligned, so a group moves as one float4 there; the other side
+// moves single floats. The destination's columns past dcols are never written.
 template <bool kVecLoad, bool kVecStore>
 __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, RepackJob second) {
   const RepackJob& j = blockIdx.z == 0 ? first : second;
@@ -30,21 +31,29 @@ __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, R
   for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
     const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
     float* d = j.dst + int64_t(r) * j.ldd;
-    for (int c = (blockIdx.x * kRepackThreads + threadIdx.x) * kRepackCols; c < j.dcols; c += stride) {
-      float v[kRepackCols];
-      if (kVecLoad && r < j.rows && c + kRepackCols <= j.cols) {
-        const float4 f = load_f4(s + c);
-        v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
-      } else {
+    for (int c0 = (blockIdx.x * kRepackThreads + threadIdx.x) * kRepackCols; c0 < j.dcols; c0 += kRepackGroups * stride) {
+      float v[kRepackGroups][kRepackCols];
 #pragma unroll
-        for (int i = 0; i < kRepackCols; ++i) v[i] = r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
+      for (int g = 0; g < kRepackGroups; ++g) {
+        const int c = c0 + g * stride;
+        if (kVecLoad && r < j.rows && c + kRepackCols <= j.cols) {
+          const float4 f = load_f4(s + c);
+          v[g][0] = f.x, v[g][1] = f.y, v[g][2] = f.z, v[g][3] = f.w;
+        } else {
+#pragma unroll
+          for (int i = 0; i < kRepackCols; ++i) v[g][i] = r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
+        }
       }
-      if (kVecStore && c + kRepackCols <= j.dcols) {
-        *reinterpret_cast<float4*>(d + c) = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
 #pragma unroll
-        for (int i = 0; i < kRepackCols; ++i)
-          if (c + i < j.dcols) d[c + i] = v[i];
+      for (int g = 0; g < kRepackGroups; ++g) {
+        const int c = c0 + g * stride;
+        if (kVecStore && c + kRepackCols <= j.dcols) {
+          *reinterpret_cast<float4*>(d + c) = make_float4(v[g][0], v[g][1], v[g][2], v[g][3]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < kRepackCols; ++i)
+            if (c + i < j.dcols) d[c + i] = v[g][i];
+        }
       }
     }
   }
@@ -134,7 +143,7 @@ Status repack_launch(const RepackJob& first, const RepackJob& second, cudaStream
   std::string why;
   if (const Status s = prepare(repack_rows<kVecLoad, kVecStore>, kRepackThreads, 0, &info, &why); s != Status::kOk)
     return s;
-  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackCols);
+  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackCols * kRepackGroups);
   const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
   const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
                   unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
