@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -86,8 +87,26 @@ struct RepackJob {
 };
 Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream);
 
-// The front door's packed launch (packs() said yes): copies of the unaligned operands, the rung on
-// them, C copied back; as given when the workspace has no room for the copies.
+// Aligned copies of the operands whose rows are not 16-byte aligned (api/pack.cu): which ones, the
+// GEMM on the copies (rows of whole float4s; K keeps its tail), the copies' places in one
+// workspace and its size, the bytes they read and write. `args` has the copies at 256-byte-aligned
+// stand-in addresses (enough for a model that asks about alignment); run_on_copies puts them in
+// the workspace.
+struct PackPlan {
+  bool a = false, b = false, c = false;
+  GemmArgs args;
+  size_t offB = 0, offC = 0, bytes = 0;
+  double moveBytes = 0;
+  bool any() const { return a || b || c; }
+};
+PackPlan pack_plan(const GemmArgs& args);
+
+// The copies of plan `p` (A and B, and C where beta reads it), `inner` on them, C copied back; one
+// workspace for all. `inner` on the operands as given when the workspace has no room.
+Status run_on_copies(const GemmArgs& args, const PackPlan& p, cudaStream_t stream,
+                     const std::function<Status(const GemmArgs&)>& inner);
+
+// The front door's packed launch (packs() said yes): run_on_copies with the rung as `inner`.
 Status run_packed(const Rung& rung, const GemmArgs& args, cudaStream_t stream, std::string* why);
 
 }  // namespace sgemm

@@ -521,63 +521,13 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------
 
-// Which operands to copy, and the copies' shape: an operand whose rows are not 16-byte aligned,
-// to rows of whole float4s. K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took
-// 10 percent longer on copies with K padded by zeros to whole slabs (as this rung once made them:
-// A's rows 1024 floats apart) than on copies that keep the tail (rows 1000 apart, the last slab's
-// loads checked): H200, Nsight Compute, commit 1b8d04f.
-struct RepackPlan {
-  bool a = false, b = false, c = false;
-  GemmArgs args;  // the GEMM on the copies; copied operands at 256-byte-aligned stand-in addresses
-  size_t offB = 0, offC = 0, bytes = 0;  // the copies' places in one workspace, and its size
-  double moveBytes = 0;                  // bytes the copies read and write
-};
-
-RepackPlan repack_plan(const GemmArgs& a) {
-  RepackPlan r;
-  r.a = !rows_aligned(a.A, a.lda);
-  r.b = !rows_aligned(a.B, a.ldb);
-  r.c = !rows_aligned(a.C, a.ldc);
-  const int64_t Kp = ceil_div64(a.K, kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
-  auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
-  const size_t bytesA = r.a ? round256(size_t(a.M) * size_t(Kp) * 4) : 0;
-  const size_t bytesB = r.b ? round256(size_t(a.K) * size_t(Np) * 4) : 0;
-  const size_t bytesC = r.c ? round256(size_t(a.M) * size_t(Np) * 4) : 0;
-  r.offB = bytesA, r.offC = bytesA + bytesB, r.bytes = bytesA + bytesB + bytesC;
-  r.args = a;
-  auto standIn = [](size_t off) { return reinterpret_cast<float*>(uintptr_t{256} + off); };
-  if (r.a) r.args.A = standIn(0), r.args.lda = Kp;
-  if (r.b) r.args.B = standIn(r.offB), r.args.ldb = Np;
-  if (r.c) r.args.C = standIn(r.offC), r.args.ldc = Np;
-  const double mk = double(a.M) * double(a.K), kn = double(a.K) * double(a.N), mn = double(a.M) * double(a.N);
-  r.moveBytes = 8.0 * ((r.a ? mk : 0) + (r.b ? kn : 0) + (r.c ? mn * (a.beta != 0 ? 2 : 1) : 0));
-  return r;
-}
-
+// The library's aligned copies (pack_plan, run_on_copies; K keeps its tail), with the direct
+// candidate the model picks for the copies run on them.
 Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  const RepackPlan r = repack_plan(a);
-  const size_t direct = choose(a, true);
-  if (!(r.a || r.b || r.c)) return candidates()[direct].launch(a, stream, why);  // nothing to repack
-  void* ws = nullptr;
-  if (workspace_alloc(r.bytes, stream, &ws) != Status::kOk)
-    return candidates()[direct].launch(a, stream, why);  // no room for copies: run on the operands
-  char* base = static_cast<char*>(ws);
-  GemmArgs g = r.args;
-  const int M = int(a.M), N = int(a.N), K = int(a.K);
-  // The copies of A and B, in one launch.
-  std::vector<RepackJob> in;
-  if (r.a) g.A = reinterpret_cast<float*>(base), in.push_back({M, K, a.A, int(a.lda), M, K, const_cast<float*>(g.A), int(g.lda)});
-  if (r.b)
-    g.B = reinterpret_cast<float*>(base + r.offB), in.push_back({K, N, a.B, int(a.ldb), K, N, const_cast<float*>(g.B), int(g.ldb)});
-  if (r.c) g.C = reinterpret_cast<float*>(base + r.offC);
-  if (r.c && a.beta != 0) in.push_back({M, N, a.C, int(a.ldc), M, N, g.C, int(g.ldc)});  // beta reads C
-  Status s = Status::kOk;
-  for (size_t i = 0; i < in.size() && s == Status::kOk; i += 2)
-    s = repack(in[i], i + 1 < in.size() ? in[i + 1] : RepackJob{}, stream);
-  if (s == Status::kOk) s = candidates()[choose(g, true)].launch(g, stream, why);
-  if (r.c && s == Status::kOk) s = repack({M, N, g.C, int(g.ldc), M, N, a.C, int(a.ldc)}, RepackJob{}, stream);
-  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
-  return s;
+  auto direct = [&](const GemmArgs& g) { return candidates()[choose(g, true)].launch(g, stream, why); };
+  const PackPlan r = pack_plan(a);
+  if (!r.any()) return direct(a);  // nothing to repack
+  return run_on_copies(a, r, stream, direct);
 }
 
 // ---- the candidates and the model ---------------------------------------------------------------
@@ -614,8 +564,8 @@ Terms model_terms(int c, const GemmArgs& a) {
       t.runs = true;
       return t;
     case Kind::kRepack: {
-      const RepackPlan r = repack_plan(a);
-      if (!(r.a || r.b || r.c)) return t;  // nothing to repack: the direct candidates say it all
+      const PackPlan r = pack_plan(a);
+      if (!r.any()) return t;  // nothing to repack: the direct candidates say it all
       t.inner = int(choose(r.args, true));
       t.repacked = r.args;
       t.moveBytes = r.moveBytes;
