@@ -68,6 +68,11 @@ struct OzakiCase {
   harness::Shape shape;
   harness::InputKind kind;
 };
+std::string ozaki_case_name(const ::testing::TestParamInfo<OzakiCase>& info) {
+  const harness::Shape& s = info.param.shape;
+  return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + (s.lda ? "_unaligned" : "") +
+         "_" + harness::input_label(info.param.kind, 0);
+}
 class CublasOzakiInt8 : public ::testing::TestWithParam<OzakiCase> {};
 
 TEST_P(CublasOzakiInt8, RunsWithinTheRungsBound) {
@@ -91,11 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
                       OzakiCase{{129, 67, 333, 335, 69, 70}, harness::InputKind::kNormal},
                       OzakiCase{{1, 5, 7}, harness::InputKind::kUniform},
                       OzakiCase{{40, 33, 70000}, harness::InputKind::kNormal}),
-    [](const ::testing::TestParamInfo<OzakiCase>& info) {
-      const harness::Shape& s = info.param.shape;
-      return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) +
-             (s.lda ? "_unaligned" : "") + "_" + harness::input_label(info.param.kind, 0);
-    });
+    ozaki_case_name);
 
 TEST(CublasOzakiInt8Wide, RefusesWithAReason) {
   ProblemSpec spec;
@@ -191,11 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, CAbi, ::testing::ValuesIn(rung_ids()), rung_n
 // their largest entries are about five times their mean magnitude (uniform: two), and the plan
 // keeps more bits for them; narrow products, where cuBLAS splits K, take every modulus
 // (ozaki::checked_scales). Both the rung and the method on cuBLAS's INT8 GEMM.
-struct OzakiAccuracyCase {
-  harness::Shape shape;
-  harness::InputKind kind;
-};
-class OzakiErrorBelowCublas : public ::testing::TestWithParam<OzakiAccuracyCase> {};
+class OzakiErrorBelowCublas : public ::testing::TestWithParam<OzakiCase> {};
 
 TEST_P(OzakiErrorBelowCublas, RungAndMethod) {
   ProblemSpec spec;
@@ -222,16 +219,12 @@ TEST_P(OzakiErrorBelowCublas, RungAndMethod) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, OzakiErrorBelowCublas,
-    ::testing::Values(OzakiAccuracyCase{{2048, 2048, 4096}, harness::InputKind::kNormal},
-                      OzakiAccuracyCase{{2048, 2048, 4096}, harness::InputKind::kUniform},
-                      OzakiAccuracyCase{{256, 256, 4096}, harness::InputKind::kNormal},
-                      OzakiAccuracyCase{{256, 256, 4096}, harness::InputKind::kUniform},
-                      OzakiAccuracyCase{{128, 128, 16384}, harness::InputKind::kNormal},
-                      OzakiAccuracyCase{{128, 128, 16384}, harness::InputKind::kUniform}),
-    [](const ::testing::TestParamInfo<OzakiAccuracyCase>& info) {
-      const harness::Shape& s = info.param.shape;
-      return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "_" +
-             harness::input_label(info.param.kind, 0);
-    });
+    ::testing::Values(OzakiCase{{2048, 2048, 4096}, harness::InputKind::kNormal},
+                      OzakiCase{{2048, 2048, 4096}, harness::InputKind::kUniform},
+                      OzakiCase{{256, 256, 4096}, harness::InputKind::kNormal},
+                      OzakiCase{{256, 256, 4096}, harness::InputKind::kUniform},
+                      OzakiCase{{128, 128, 16384}, harness::InputKind::kNormal},
+                      OzakiCase{{128, 128, 16384}, harness::InputKind::kUniform}),
+    ozaki_case_name);
 
 }  // namespace sgemm::test
