@@ -21,6 +21,9 @@ struct Terms {
   // included), its slabs in stream-K shares (short pipelines, scattered k), and the partial tiles
   // the busiest stream-K block adds one after another in its fix-ups.
   double slabs = 0;
+  // Split-K: the busiest SM's blocks over the most that fit on one (its slab costs that fraction
+  // of a full SM's, but never less than a block's slab alone); 1 for everything else.
+  double residency = 1;
   double shareSlabs = 0;
   double shareUnits = 0;  // the units (pieces of tiles, each its own pipeline) of the busiest share
   double fixups = 0;
@@ -43,7 +46,7 @@ struct Terms {
 // The measured constants (kernels/tuned/dispatch_sm_<arch>.cuh) as values, so that the calibration
 // can predict with the constants it has just measured.
 struct Cost {
-  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0;
+  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0;
 };
 struct Constants {
   std::vector<Cost> costs;  // per candidate
@@ -53,6 +56,21 @@ Constants measured_constants();  // this build's, scaled to the current device
 // Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
 Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated);
 
+// Split-K: K cut into `splits` parts of `slabsPerSplit` slabs (the last may have fewer), and the
+// busiest SM's blocks over the most that fit on one (blocks on one SM share its issue slots, so a
+// slab takes longer the more of them there are).
+struct Split {
+  int splits = 1, slabsPerSplit = 0;
+  double residency = 1;
+};
+// K cut into at most `wanted` parts of BK-deep slabs for BM x BN tiles, every part with slabs,
+// on a device with info.sms SMs of info.blocks_per_sm blocks each.
+Split split_into(const GemmArgs& a, int BM, int BN, int BK, int64_t wanted, const KernelInfo& info);
+// The split the model picks with costs `cost` (splits < 2: none helps).
+Split split_of(const GemmArgs& a, int BM, int BN, int BK, const KernelInfo& info, const Cost& cost, double bytesPerNs);
+// A split-K slab's cost at a residency: slab_ns times it, never below lone_ns.
+double slab_ns_at(const Cost& c, double residency);
+
 int candidate_count();
 const char* candidate_name(int c);
 std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
@@ -60,5 +78,9 @@ Terms model_terms(int c, const GemmArgs& a);
 double predict_ns(int c, const GemmArgs& a);  // with measured_constants() of the current device
 double predict_ns(int c, const GemmArgs& a, const Constants& k);
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
+// Split-K candidates with K cut into (at most) `splits` parts instead of the model's choice, and
+// the model's terms for that launch: the calibration prices slabs at a chosen residency this way.
+Terms split_terms(int c, const GemmArgs& a, int splits);
+Status launch_candidate_split(int c, const GemmArgs& a, int splits, cudaStream_t stream, std::string* why);
 
 }  // namespace sgemm::rung30

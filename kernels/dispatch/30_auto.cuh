@@ -260,7 +260,7 @@ namespace sgemm::rung30 {
 using T = tuned::Rung10;  // the capstone's tile
 using Capstone = rung15::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
 // Other tiles for the capstone's kernels: few rows, few columns, small problems (also split-K's).
-using FewRows = rung15::Config<32, 256, 32, 32, 128, 8, 16, 2, 8>;
+using FewRows = rung15::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
 using FewCols = rung15::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
 using Small = rung15::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
@@ -269,7 +269,6 @@ enum class Kind { kTiles, kSplitK, kGemv, kRepack };
 // The candidates, in the order of candidates() and of tuned::kDispatchCosts.
 enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kCandidates };
 
-struct Split;
 const Constants& device_constants();  // the model's constants on the current device (below)
 
 // One way to run the GEMM. The candidates' order is the order of tuned::kDispatchCosts.
@@ -280,7 +279,8 @@ struct Candidate {
   // The SMs and the blocks resident on each, on this device (tiles and split-K), and the launch.
   Status (*prepare)(const GemmArgs& a, KernelInfo* info, std::string* why);
   Status (*launch)(const GemmArgs& a, cudaStream_t stream, std::string* why);
-  Split (*split)(const GemmArgs& a, int64_t slots, double slabNs, double bytesPerNs);  // split-K: its split of K
+  // Split-K: the launch with K cut into (at most) a given number of parts.
+  Status (*launch_split)(const GemmArgs& a, int splits, cudaStream_t stream, std::string* why);
 };
 const std::vector<Candidate>& candidates();
 size_t choose(const GemmArgs& a, bool direct_only);
@@ -360,35 +360,44 @@ Status prepare_split_k(const GemmArgs& a, KernelInfo* info, std::string* why) {
   return vec4_ok(a, nullptr) ? prepare_split_kernels<true, Cfg>(info, why) : prepare_split_kernels<false, Cfg>(info, why);
 }
 
-// The split of K for `slots` resident blocks, among those that keep every block in one wave
-// (split-K is for tile grids that leave SMs idle) with at least kMinSlabsPerSplit slabs each:
-// the one with the least predicted time, slabs per block times `slabNs` plus the partials'
-// bytes written and read over the bandwidth (`bytesPerNs`). splits < 2: no split helps.
-struct Split {
-  int splits = 1, slabsPerSplit = 0;
-};
-template <class Cfg>
-Split split_of(const GemmArgs& a, int64_t slots, double slabNs, double bytesPerNs) {
-  const int64_t tiles = ceil_div64(a.M, Cfg::BM) * ceil_div64(a.N, Cfg::BN), kTiles = ceil_div64(a.K, Cfg::BK);
+// K cut into at most `wanted` parts of BK-deep slabs, every part with slabs, for BM x BN tiles.
+Split split_into(const GemmArgs& a, int BM, int BN, int BK, int64_t wanted, const KernelInfo& info) {
+  const int64_t tiles = ceil_div64(a.M, BM) * ceil_div64(a.N, BN), kTiles = ceil_div64(a.K, BK);
+  const int64_t per = ceil_div64(kTiles, std::max<int64_t>(1, wanted)), used = ceil_div64(kTiles, per);
+  Split sp{int(used), int(per)};
+  sp.residency = double(ceil_div64(tiles * used, std::max(info.sms, 1))) / double(std::max(info.blocks_per_sm, 1));
+  return sp;
+}
+
+// What one slab of a split-K block costs at `residency`: the full SM's slab scaled by the SM's
+// share of blocks, but never less than a block's slab alone on its SM (one block cannot fill
+// an SM's issue slots). Whole tiles run with every SM full: residency 1, lone_ns 0.
+double slab_ns_at(const Cost& c, double residency) { return std::max(c.lone_ns, c.slab_ns * residency); }
+
+// The split of K among those that keep every block in one wave (split-K is for tile grids that
+// leave SMs idle) with at least kMinSlabsPerSplit slabs each: the one with the least predicted
+// time, slabs per block times their cost at the split's residency, plus the partials' bytes
+// written and read over the bandwidth (`bytesPerNs`). splits < 2: no split helps.
+Split split_of(const GemmArgs& a, int BM, int BN, int BK, const KernelInfo& info, const Cost& cost, double bytesPerNs) {
+  const int64_t tiles = ceil_div64(a.M, BM) * ceil_div64(a.N, BN), kTiles = ceil_div64(a.K, BK);
+  const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth);
   Split best;
   double bestNs = std::numeric_limits<double>::infinity();
   for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= slots && s <= 65535; ++s) {
-    const int64_t per = ceil_div64(kTiles, s), used = ceil_div64(kTiles, per);  // every split gets slabs
-    const double ns = double(per) * slabNs + 2.0 * double(used) * double(a.M) * rowBytes / bytesPerNs;
-    if (ns < bestNs) best = {int(used), int(per)}, bestNs = ns;
+    const Split sp = split_into(a, BM, BN, BK, s, info);
+    const double ns = double(sp.slabsPerSplit) * slab_ns_at(cost, sp.residency) +
+                      2.0 * double(sp.splits) * double(a.M) * rowBytes / bytesPerNs;
+    if (ns < bestNs) best = sp, bestNs = ns;
   }
   return best;
 }
 
-template <class Cfg, size_t kIndex>
-Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  const bool vec = vec4_ok(a, nullptr);
-  KernelInfo info;
-  if (const Status s = prepare_split_k<Cfg>(a, &info, why); s != Status::kOk) return s;
-  const Constants& k = device_constants();
-  const Split sp = split_of<Cfg>(a, int64_t(info.sms) * info.blocks_per_sm, k.costs[kIndex].slab_ns, k.bytesPerNs);
+// Split-K as split by `sp`: the partials into a workspace, then the reduction into C.
+template <class Cfg>
+Status run_split_k(const GemmArgs& a, const Split& sp, cudaStream_t stream, std::string* why) {
   if (sp.splits < 2) return launch_tiles<Cfg>(a, stream, why);  // nothing to split
+  const bool vec = vec4_ok(a, nullptr);
   const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;   // rows of whole float4s
   void* ws = nullptr;
   if (workspace_alloc(size_t(sp.splits) * size_t(a.M) * size_t(ldw) * sizeof(float), stream, &ws) != Status::kOk)
@@ -407,6 +416,23 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
   s = launch_status_after(s);
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
+}
+
+// Split-K with the model's split (candidate kIndex's measured costs).
+template <class Cfg, size_t kIndex>
+Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  KernelInfo info;
+  if (const Status s = prepare_split_k<Cfg>(a, &info, why); s != Status::kOk) return s;
+  const Constants& k = device_constants();
+  return run_split_k<Cfg>(a, split_of(a, Cfg::BM, Cfg::BN, Cfg::BK, info, k.costs[kIndex], k.bytesPerNs), stream, why);
+}
+
+// Split-K with K cut into at most `splits` parts (the calibration's chosen residencies).
+template <class Cfg>
+Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, std::string* why) {
+  KernelInfo info;
+  if (const Status s = prepare_split_k<Cfg>(a, &info, why); s != Status::kOk) return s;
+  return run_split_k<Cfg>(a, split_into(a, Cfg::BM, Cfg::BN, Cfg::BK, splits, info), stream, why);
 }
 
 // ---- GEMV -------------------------------------------------------------------------------------
@@ -539,15 +565,27 @@ const std::vector<Candidate>& candidates() {
       {"few_cols", Kind::kTiles, FewCols::BM, FewCols::BN, FewCols::BK, &prepare_tiles<FewCols>, &launch_tiles<FewCols>},
       {"small", Kind::kTiles, Small::BM, Small::BN, Small::BK, &prepare_tiles<Small>, &launch_tiles<Small>},
       {"split_k", Kind::kSplitK, Small::BM, Small::BN, Small::BK, &prepare_split_k<Small>, &launch_split_k<Small, kSplitKSmall>,
-       &split_of<Small>},
+       &launch_split_k_into<Small>},
       {"split_k_rows", Kind::kSplitK, FewRows::BM, FewRows::BN, FewRows::BK, &prepare_split_k<FewRows>,
-       &launch_split_k<FewRows, kSplitKRows>, &split_of<FewRows>},
+       &launch_split_k<FewRows, kSplitKRows>, &launch_split_k_into<FewRows>},
       {"gemv", Kind::kGemv, 0, 0, 0, nullptr, &launch_gemv},
       {"repack", Kind::kRepack, 0, 0, 0, nullptr, &launch_repack},
   };
   static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == kCandidates,
                 "one measured cost per candidate, in the candidates' order");
   return list;
+}
+
+// Split-K's terms for split `sp` (the last split's K tail alone checks bounds): its slabs per
+// block at its residency, the partials written and read back, C written (and read, with beta).
+Terms with_split(Terms t, const GemmArgs& a, const Split& sp) {
+  if (sp.splits < 2) return t;
+  t.slabs = sp.slabsPerSplit;
+  t.residency = sp.residency;
+  const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth), mn = double(a.M) * double(a.N);
+  t.moveBytes = 2.0 * double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
+  t.runs = true;
+  return t;
 }
 
 Terms model_terms(int c, const GemmArgs& a) {
@@ -580,16 +618,9 @@ Terms model_terms(int c, const GemmArgs& a) {
     return t;
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec4_ok(a, nullptr);
-  if (cand.kind == Kind::kSplitK) {  // the last split's K tail alone checks bounds
+  if (cand.kind == Kind::kSplitK) {
     const Constants& k = device_constants();
-    const Split sp = cand.split(a, slots, k.costs[size_t(c)].slab_ns, k.bytesPerNs);
-    if (sp.splits < 2) return t;
-    t.slabs = sp.slabsPerSplit;
-    // The partials written and read back, C written (and read, with beta).
-    const double rowBytes = 4.0 * double(ceil_div64(a.N, kVecWidth) * kVecWidth), mn = double(a.M) * double(a.N);
-    t.moveBytes = 2.0 * double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
-    t.runs = true;
-    return t;
+    return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
   }
   const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
@@ -626,6 +657,7 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
     c.slab_ns /= perSm;
     c.fixup_ns /= perSm;
     c.unit_ns /= perSm;
+    c.lone_ns /= perSm;
   }
   return k;
 }
@@ -633,7 +665,8 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
 // The tuned header's constants, scaled to the current device (scale_constants).
 Constants measured_constants() {
   Constants k;
-  for (const tuned::DispatchCost& c : tuned::kDispatchCosts) k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns});
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
+    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns});
   k.bytesPerNs = tuned::kBytesPerNs;
   k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
   k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
@@ -657,7 +690,8 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) {
   const Cost& cost = k.costs[size_t(c)];
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, k) + moved;
-  const double slab = cost.slab_ns * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
+  const double slab =
+      slab_ns_at(cost, t.residency) * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
   const double gemv = std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs);
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
@@ -743,6 +777,21 @@ const char* candidate_name(int c) { return candidates()[size_t(c)].name; }
 std::pair<int, int> candidate_tile(int c) { return {candidates()[size_t(c)].BM, candidates()[size_t(c)].BN}; }
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return candidates()[size_t(c)].launch(a, stream, why);
+}
+Terms split_terms(int c, const GemmArgs& a, int splits) {
+  const Candidate& cand = candidates()[size_t(c)];
+  Terms t = model_terms(c, a);  // the bytes every kernel moves, the alignment
+  if (cand.kind != Kind::kSplitK) return t;
+  KernelInfo info;
+  std::string why;
+  t.runs = false;
+  if (cand.prepare(a, &info, &why) != Status::kOk) return t;
+  return with_split(t, a, split_into(a, cand.BM, cand.BN, cand.BK, splits, info));
+}
+Status launch_candidate_split(int c, const GemmArgs& a, int splits, cudaStream_t stream, std::string* why) {
+  const Candidate& cand = candidates()[size_t(c)];
+  if (cand.kind != Kind::kSplitK) return cand.launch(a, stream, why);
+  return cand.launch_split(a, splits, stream, why);
 }
 
 }  // namespace sgemm::rung30

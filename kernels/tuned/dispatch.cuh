@@ -8,14 +8,17 @@ namespace sgemm::tuned {
 // What one candidate of the dispatch rung costs: a whole-tile slab with every resident block busy
 // (tiles; 0 otherwise), its fixed cost (one launch on a problem too small to matter, or for
 // split-K and repack what their extra launches add), one partial tile added in a stream-K fix-up,
-// a slab of a stream-K share in whole-tile slabs, and the start and end of a unit of a share (a
-// pipeline fill, a store or publish) (tiles; 0, 1 and 0 otherwise).
+// a slab of a stream-K share in whole-tile slabs, the start and end of a unit of a share (a
+// pipeline fill, a store or publish) (tiles; 0, 1 and 0 otherwise), and a slab of a block alone
+// on its SM (split-K; 0 otherwise: the slab with fewer blocks per SM is priced by this floor and
+// slab_ns times the fraction of the SM's blocks).
 struct DispatchCost {
   double slab_ns;
   double launch_ns;
   double fixup_ns;
   double share;
   double unit_ns;
+  double lone_ns;
 };
 
 }  // namespace sgemm::tuned

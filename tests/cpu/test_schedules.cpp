@@ -5,6 +5,7 @@
 // resident blocks per SM: nothing here may hold for 132 SMs only. Shapes are given in tuned tiles,
 // so the tests hold for any tile.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -139,7 +140,7 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   // Measured on an H200-like part, used on an H100-like one (same SMs and clock, 0.7x the DRAM
   // peak) and on an A100-like one (108 SMs, 64 lanes at 1410 MHz, 1555 GB/s).
   sgemm::rung30::Constants k;
-  k.costs = {{1000, 5000, 300, 1.5, 200}, {0, 8000, 0, 1, 0}};
+  k.costs = {{1000, 5000, 300, 1.5, 200, 400}, {0, 8000, 0, 1, 0}};
   k.bytesPerNs = 4500;
   k.gemvFlopsPerNs = 20000;
   const sgemm::DeviceRates h200{66908e9, 4814e9, 132}, h100{66908e9, 3352e9, 132};
@@ -156,10 +157,62 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   EXPECT_NEAR(a.costs[0].slab_ns, 1000 / perSm, 1e-6);
   EXPECT_NEAR(a.costs[0].fixup_ns, 300 / perSm, 1e-6);
   EXPECT_NEAR(a.costs[0].unit_ns, 200 / perSm, 1e-6);
+  EXPECT_NEAR(a.costs[0].lone_ns, 400 / perSm, 1e-6);
   EXPECT_DOUBLE_EQ(a.costs[0].launch_ns, 5000);  // launches stay as measured
   EXPECT_DOUBLE_EQ(a.costs[0].share, 1.5);
   EXPECT_NEAR(a.gemvFlopsPerNs, 20000 * a100.fp32_flops / h200.fp32_flops, 1e-6);
   EXPECT_NEAR(a.bytesPerNs, 4500 * 1555.0 / 4814.0, 1e-6);
   const sgemm::rung30::Constants unknown = sgemm::rung30::scale_constants(k, sgemm::DeviceRates{}, h200);
   EXPECT_DOUBLE_EQ(unknown.bytesPerNs, k.bytesPerNs);  // no peaks: as measured
+}
+
+TEST(DispatchModel, SplitKPricesBlocksSharingAnSm) {
+  // The dispatch rung's split-K on a 32 x 256 x 32 tile: 16 tiles of 128 slabs (a 32-row decode
+  // step of a 4096 x 4096 weight), 4 tiles of 512 and 64 tiles of 64. A slab costs 6000 ns with the
+  // SM full of blocks; alone on its SM a block's slab costs `lone`.
+  const int BM = 32, BN = 256, BK = 32;
+  const double bytesPerNs = 4000;
+  for (const Chip& chip : kChips) {
+    for (const int bps : {1, 2, 3, 4}) {
+      const sgemm::KernelInfo info{chip.sms, bps};
+      for (const double lone : {0.0, 6000.0 / bps, 3000.0, 6000.0}) {
+        const sgemm::rung30::Cost cost{6000, 10000, 0, 1, 0, lone};
+        for (const auto& shape : {std::array<int64_t, 3>{32, 4096, 4096}, {32, 1024, 16384}, {64, 8192, 2048}}) {
+          SCOPED_TRACE(name(chip) + ", " + std::to_string(bps) + " blocks per SM, lone " + std::to_string(lone) + ", " +
+                       std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" + std::to_string(shape[2]));
+          sgemm::GemmArgs a;
+          a.M = shape[0], a.N = shape[1], a.K = shape[2];
+          const int64_t tiles = (a.M / BM) * (a.N / BN), kTiles = a.K / BK;
+          // Every split the model may take, priced here from the rule itself: the busiest SM's
+          // blocks over the most that fit, the slab at that residency, the partials' bytes.
+          auto priced = [&](int64_t s) {
+            const int64_t per = (kTiles + s - 1) / s, used = (kTiles + per - 1) / per;
+            const double residency = double((tiles * used + chip.sms - 1) / chip.sms) / bps;
+            return double(per) * std::max(lone, 6000 * residency) + 2.0 * double(used) * double(a.M) * 4.0 * double(a.N) / bytesPerNs;
+          };
+          const sgemm::rung30::Split sp = sgemm::rung30::split_of(a, BM, BN, BK, info, cost, bytesPerNs);
+          if (sp.splits < 2) {
+            for (int64_t s = 2; s * 4 <= kTiles && tiles * s <= int64_t(chip.sms) * bps; ++s)
+              ADD_FAILURE() << "split " << s << " fits one wave, yet none was chosen";
+            continue;
+          }
+          EXPECT_LE(tiles * sp.splits, int64_t(chip.sms) * bps) << "one wave";
+          EXPECT_LT(int64_t(sp.splits - 1) * sp.slabsPerSplit, kTiles) << "every part has slabs";
+          EXPECT_GE(int64_t(sp.splits) * sp.slabsPerSplit, kTiles) << "the parts cover K";
+          EXPECT_DOUBLE_EQ(sp.residency, double((tiles * sp.splits + chip.sms - 1) / chip.sms) / bps);
+          const double chosen = priced(sp.splits);
+          for (int64_t s = 2; s * 4 <= kTiles && tiles * s <= int64_t(chip.sms) * bps; ++s)
+            EXPECT_LE(chosen, priced(s) + 1e-6) << "split " << s << " is cheaper than " << sp.splits;
+        }
+      }
+    }
+  }
+  // On an H200-like chip (132 SMs, 3 blocks each) with a slab alone a third of a full SM's, the
+  // 32-row decode no longer stacks three blocks on an SM: 22 parts of 6 slabs cost 36 us of slabs,
+  // 8 of 16 or 16 of 8 cost 32 us.
+  sgemm::GemmArgs a;
+  a.M = 32, a.N = 4096, a.K = 4096;
+  const sgemm::rung30::Split sp = sgemm::rung30::split_of(a, BM, BN, BK, {132, 3}, {6000, 10000, 0, 1, 0, 2000}, bytesPerNs);
+  EXPECT_LT(sp.residency, 1.0);
+  EXPECT_LE(sp.splits, 16);
 }

@@ -102,6 +102,33 @@ TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
   EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1000)).runs);
 }
 
+// Split-K with K cut where the calibration cuts it (one block per SM, every SM full, and splits in
+// between), not where the model would: every split is correct, and its terms say what runs.
+TEST(Dispatch, SplitKAtEverySplitTheCalibrationTimes) {
+  for (const std::string name : {"split_k", "split_k_rows"}) {
+    const int c = candidate(name);
+    for (const harness::Shape& s : std::vector<harness::Shape>{{31, 33, 4099}, {70, 130, 1000, 1003, 133, 131}, {32, 256, 8192}})
+      for (const int splits : {2, 3, 7, 40, 1000}) {
+        harness::ProblemSpec spec;
+        spec.shape = s;
+        spec.beta = 0.5f;
+        harness::Problem p(spec);
+        const GemmArgs a = p.args(0);
+        const rung30::Terms t = rung30::split_terms(c, a, splits);
+        if (t.runs) {  // split: its partials move, and its blocks share SMs
+          EXPECT_GT(t.residency, 0.0) << name;
+          EXPECT_GT(t.moveBytes, 0.0) << name;
+        }
+        p.reset_c(0);
+        std::string why;
+        ASSERT_EQ(rung30::launch_candidate_split(c, a, splits, nullptr, &why), Status::kOk) << name << ": " << why;
+        SGEMM_CUDA(cudaDeviceSynchronize());
+        const harness::VerifyResult r = harness::verify(p, find_rung(30)->precision);
+        EXPECT_TRUE(r.ok) << name << " in " << splits << " splits, " << describe(30, spec) << ": " << r.summary();
+      }
+  }
+}
+
 TEST(Dispatch, EveryCandidateOnRaggedShapes) {
   for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, candidate_shapes());
 }

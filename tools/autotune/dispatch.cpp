@@ -29,19 +29,41 @@ struct Point {
   double ns = 0;         // the median launch time
 };
 
-Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaStream_t stream) {
+// Split-K's split of K (into at most that many parts) for candidate c on these arguments: the
+// largest at which every SM holds as many blocks as fit (`full`), or the largest at the least
+// residency any split reaches (one block per SM where the grid allows).
+int split_at(int c, const GemmArgs& a, bool full) {
+  int best = 0;
+  double bestResidency = full ? 0.0 : 2.0;
+  for (int s = 2; s <= 4096; ++s) {
+    const rung30::Terms x = rung30::split_terms(c, a, s);
+    if (!x.runs || x.residency > 1.0) continue;
+    if (full ? x.residency >= bestResidency : x.residency <= bestResidency) best = s, bestResidency = x.residency;
+  }
+  if (best == 0) throw std::runtime_error(std::string(rung30::candidate_name(c)) + " has no split here");
+  return best;
+}
+
+enum class Plan { kModel, kFullSms, kLoneBlocks };
+
+// The median time of candidate `c` on `shape`, with the model's plan, or for split-K with K cut
+// by split_at.
+Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaStream_t stream,
+              Plan plan = Plan::kModel) {
   harness::ProblemSpec spec;
   spec.shape = harness::with_default_ld(shape);
   size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) throw std::runtime_error("cudaMemGetInfo failed");
   spec.sets = harness::rotation_sets(harness::set_bytes(spec.shape), dev.l2_bytes, int64_t(free_b));
   harness::Problem p(spec);
-  const rung30::Terms t = rung30::model_terms(c, p.args(0));
+  const int splits = plan == Plan::kModel ? 0 : split_at(c, p.args(0), plan == Plan::kFullSms);
+  const rung30::Terms t = splits > 0 ? rung30::split_terms(c, p.args(0), splits) : rung30::model_terms(c, p.args(0));
   if (!t.runs) throw std::runtime_error(std::string(rung30::candidate_name(c)) + " cannot run " + spec.shape.str());
   const std::vector<double> ms = harness::time_launches(
       [&](int set) {
         std::string why;
-        return rung30::launch_candidate(c, p.args(set), stream, &why);
+        return splits > 0 ? rung30::launch_candidate_split(c, p.args(set), splits, stream, &why)
+                          : rung30::launch_candidate(c, p.args(set), stream, &why);
       },
       p.sets(), kLaunches, {3}, stream);
   return {spec.shape, p.args(0), t, harness::median(ms) * 1e6};
@@ -54,7 +76,7 @@ int index_of(const std::string& name) {
 }
 
 nlohmann::json point_json(const Point& p) {
-  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs}, {"share_units", p.terms.shareUnits},
+  return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"residency", p.terms.residency}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs}, {"share_units", p.terms.shareUnits},
           {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}};
 }
 
@@ -135,19 +157,27 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
                 name, x[0], share, x[4], x[1], x[2]);
   }
 
-  // Split-K, on each of its tiles: two problems it splits into one wave of blocks, one tile over a
-  // long K (four slabs a block) and 128 rows of a wide product (many slabs a block); once the
-  // partials' bytes are taken off, ns = launch + slabs per block * slab_ns. Its slab costs more
-  // than a whole tile's: more blocks share each SM, and each block is one short pipeline.
+  // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
+  // (a few slabs a block) and 16 tiles over K = 16384 (many), each split so that every SM holds
+  // as many blocks as fit; then the 16 tiles split so that each SM holds one block (or as few as
+  // the grid allows). Once the partials' bytes are taken off, ns = launch + slabs per block *
+  // slab_ns on full SMs, and lone_ns is the slab of a block alone on its SM.
   for (const char* name : {"split_k", "split_k_rows"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
-    const Point p = measure(c, {t.first, t.second, 65536}, dev, stream), q = measure(c, {128, 4096, 4096}, dev, stream);
-    const double np = p.ns - p.terms.moveBytes / k.bytesPerNs, nq = q.ns - q.terms.moveBytes / k.bytesPerNs;
-    const double slab = (nq - np) / (q.terms.slabs - p.terms.slabs), launch = std::max(0.0, np - slab * p.terms.slabs);
-    k.costs[size_t(c)] = {slab, launch, 0, 1, 0};
-    j["candidates"][name] = {{"points", {point_json(p), point_json(q)}}, {"slab_ns", slab}, {"launch_ns", launch}};
-    std::printf("  %-12s %.4g ns per slab, launch %.0f ns\n", name, slab, launch);
+    const harness::Shape one{t.first, t.second, 65536}, sixteen{t.first, 16 * t.second, 16384};
+    const Point p = measure(c, one, dev, stream, Plan::kFullSms);
+    const Point q = measure(c, sixteen, dev, stream, Plan::kFullSms);
+    const Point l = measure(c, sixteen, dev, stream, Plan::kLoneBlocks);
+    auto net = [&](const Point& x) { return x.ns - x.terms.moveBytes / k.bytesPerNs; };
+    const double slab = (net(q) - net(p)) / (q.terms.slabs - p.terms.slabs);
+    const double launch = std::max(0.0, net(p) - slab * p.terms.slabs);
+    const double lone = std::max(0.0, (net(l) - launch) / l.terms.slabs);
+    k.costs[size_t(c)] = {slab, launch, 0, 1, 0, lone};
+    j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l)}}, {"slab_ns", slab},
+                             {"launch_ns", launch}, {"lone_ns", lone}};
+    std::printf("  %-12s %.4g ns per slab on full SMs, %.4g alone (residency %.3g), launch %.0f ns\n", name, slab, lone,
+                l.terms.residency, launch);
   }
 
   // The capstone on rows that are not 16-byte aligned (32-bit accesses), and with K not a whole
@@ -200,7 +230,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const rung30::Cost& x = k.costs[size_t(c)];
     costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-          << x.unit_ns << "}";
+          << x.unit_ns << ", " << x.lone_ns << "}";
   }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
