@@ -78,6 +78,7 @@ Terms model_terms(int c, const GemmArgs& a);
 double predict_ns(int c, const GemmArgs& a);  // with measured_constants() of the current device
 double predict_ns(int c, const GemmArgs& a, const Constants& k);
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
+size_t choose(const GemmArgs& a, bool direct_only);  // the candidate the model picks (direct_only: not repack)
 // Split-K candidates with K cut into (at most) `splits` parts instead of the model's choice, and
 // the model's terms for that launch: the calibration prices slabs at a chosen residency this way.
 Terms split_terms(int c, const GemmArgs& a, int splits);

@@ -283,7 +283,6 @@ struct Candidate {
   Status (*launch_split)(const GemmArgs& a, int splits, cudaStream_t stream, std::string* why);
 };
 const std::vector<Candidate>& candidates();
-size_t choose(const GemmArgs& a, bool direct_only);
 
 // The capstone's kernels are instantiated in rung 15's own translation unit, not here: its
 // residency comes from its launch bounds.

@@ -5,16 +5,16 @@
 namespace sgemm::tuned {
 
 // In the order of the dispatch rung's candidates: capstone, few_rows, few_cols, small, split_k, split_k_rows, gemv, repack.
-constexpr DispatchCost kDispatchCosts[] = {{5254.17, 4633.83, 953.125, 1.1422, 10731.6}, {4318.43, 5665.57, 904.721, 1.50697, 643.328}, {2975.34, 4128.66, 744.812, 1.01075, 6774.99}, {2475.57, 3076.43, 673.263, 1.12286, 1970.38}, {3292.02, 12577.9, 0, 1, 0}, {5858.62, 14747.6, 0, 1, 0}, {0, 7585.02, 0, 1, 0}, {0, 22595.9, 0, 1, 0}};
+constexpr DispatchCost kDispatchCosts[] = {{5257.77, 4886.23, 954.25, 1.13293, 10764.7, 0}, {4239.26, 3056.74, 818.956, 1.1363, 2377.21, 0}, {2972.32, 3971.68, 747.187, 1.01828, 6264.68, 0}, {2482.73, 4413.27, 671.695, 1.10416, 1355.35, 0}, {3236.63, 12923.8, 0, 1, 0, 1052.57}, {4515.43, 12423.4, 0, 1, 0, 1738.64}, {0, 8061.42, 0, 1, 0, 0}, {0, 22566.5, 0, 1, 0, 0}};
 // Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction
 // and the rate of split-K's reduction and of repack's copies).
-constexpr double kBytesPerNs = 4339.39;
+constexpr double kBytesPerNs = 4353.34;
 // GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).
-constexpr double kGemvFlopsPerNs = 22223.4;
+constexpr double kGemvFlopsPerNs = 22249.9;
 // What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),
 // as multiples of an aligned whole-tile slab.
-constexpr double kUnalignedSlabFactor = 1.14421;
-constexpr double kKTailSlabFactor = 1.0572;
+constexpr double kUnalignedSlabFactor = 1.14135;
+constexpr double kKTailSlabFactor = 1.05531;
 // The calibrating GPU's peaks (the FP32 peak in GFLOPs per second, the DRAM peak in GB per second,
 // its SMs): on another GPU the dispatch rung scales the constants above by that GPU's peaks
 // against these.

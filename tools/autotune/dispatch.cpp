@@ -262,4 +262,26 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   return 0;
 }
 
+int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::Shape>& shapes, cudaStream_t stream) {
+  for (const harness::Shape& shape : shapes) {
+    harness::ProblemSpec spec;
+    spec.shape = harness::with_default_ld(shape);
+    harness::Problem p(spec);
+    const size_t chosen = rung30::choose(p.args(0), false);
+    std::printf("%s: the model picks %s\n  %-14s %12s %12s %8s\n", spec.shape.str().c_str(), rung30::candidate_name(int(chosen)),
+                "candidate", "predicted us", "measured us", "error");
+    for (int c = 0; c < rung30::candidate_count(); ++c) {
+      if (!rung30::model_terms(c, p.args(0)).runs) {
+        std::printf("  %-14s %12s\n", rung30::candidate_name(c), "-");
+        continue;
+      }
+      const double predicted = rung30::predict_ns(c, p.args(0));
+      const Point m = measure(c, shape, dev, stream);
+      std::printf("  %-14s %12.1f %12.1f %+7.0f%%%s\n", rung30::candidate_name(c), predicted / 1e3, m.ns / 1e3,
+                  100.0 * (predicted / m.ns - 1.0), size_t(c) == chosen ? "  <- picked" : "");
+    }
+  }
+  return 0;
+}
+
 }  // namespace sgemm::autotune

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "harness/device_info.hpp"
+#include "harness/problem.hpp"
 
 namespace sgemm::autotune {
 
@@ -16,5 +18,9 @@ namespace sgemm::autotune {
 // throws with the reason.
 int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
                        cudaStream_t stream);
+
+// For each shape: every candidate's predicted time (the build's constants, scaled to this GPU)
+// beside its measured median, and the one the model picks: where the model is wrong, and by how much.
+int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::Shape>& shapes, cudaStream_t stream);
 
 }  // namespace sgemm::autotune
