@@ -93,11 +93,11 @@ std::string kernel_problem(const std::string& key) {
   return "unknown kernel '" + key + "'; valid kernels: " + valid;
 }
 
-std::string shape_problem(const std::string& text) {
+std::string shape_problem(const std::string& text, int64_t min) {
   const std::vector<std::string> dims = split(text, 'x');
   if (dims.size() != 3) return "'" + text + "' is not of the form MxNxK";
   for (const std::string& d : dims)
-    if (std::string p = integer_problem(d, 0, kInt64Max); !p.empty()) return p + " in '" + text + "'";
+    if (std::string p = integer_problem(d, min, kInt64Max); !p.empty()) return p + " in '" + text + "'";
   return "";
 }
 
@@ -221,6 +221,19 @@ std::vector<int64_t> parse_size_list(const std::string& text) {
   return out;
 }
 
+std::string shape_list_problem(const std::string& text, int64_t min) {
+  return list_of([min](const std::string& t) { return shape_problem(t, min); })(text);
+}
+
+std::vector<Shape> parse_shape_list(const std::string& text) {
+  std::vector<Shape> out;
+  for (const std::string& item : split(text, ',')) {
+    const std::vector<std::string> dims = split(item, 'x');
+    out.push_back({to_int(dims[0]), to_int(dims[1]), to_int(dims[2]), 0, 0, 0});
+  }
+  return out;
+}
+
 std::string list_table() {
   // Columns as wide as their longest entry plus two spaces, so a long tile never runs into the
   // lesson (scripts read the columns with awk).
@@ -256,7 +269,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                                ->check(validator([](const std::string& t) { return size_list_problem(t); }));
   CLI::Option* shapes_opt =
       app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
-          ->check(validator(list_of(shape_problem)));
+          ->check(validator([](const std::string& t) { return shape_list_problem(t); }));
   CLI::Option* m_opt = app.add_option("--m", m_s, "rows of A and C (with --n and --k)")->check(size);
   CLI::Option* n_opt = app.add_option("--n", n_s, "columns of B and C (with --m and --k)")->check(size);
   CLI::Option* k_opt = app.add_option("--k", k_s, "columns of A, rows of B (with --m and --n)")->check(size);
@@ -381,10 +394,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
     for (const std::string& group : size_list)
       for (int64_t sq : parse_size_list(group)) wanted.push_back({sq, sq, sq, 0, 0, 0});
     for (const std::string& group : shape_list)
-      for (const std::string& text : split(group, ',')) {
-        const std::vector<std::string> dims = split(text, 'x');
-        wanted.push_back({to_int(dims[0]), to_int(dims[1]), to_int(dims[2]), 0, 0, 0});
-      }
+      for (const Shape& s : parse_shape_list(group)) wanted.push_back(s);
     if (!m_s.empty()) wanted.push_back({to_int(m_s), to_int(n_s), to_int(k_s), 0, 0, 0});
     if (!suite_s.empty()) wanted = read_suite(suite_s);
     if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});

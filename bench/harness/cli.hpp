@@ -65,5 +65,8 @@ std::string reproduce_command(const Options& o, const std::string& program);
 // them: "" when `text` is one (no empty item, every item an integer >= `min`), else why not.
 std::string size_list_problem(const std::string& text, int64_t min = 0);
 std::vector<int64_t> parse_size_list(const std::string& text);  // of a text size_list_problem accepts
+// The same for comma-separated MxNxK shapes (dense rows), every size an integer >= `min`.
+std::string shape_list_problem(const std::string& text, int64_t min = 0);
+std::vector<Shape> parse_shape_list(const std::string& text);  // of a text shape_list_problem accepts
 
 }  // namespace sgemm::harness

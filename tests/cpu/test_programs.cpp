@@ -102,4 +102,12 @@ TEST(AutotuneProgram, BadSizesAreUsageErrors) {
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("empty item"), std::string::npos) << o.err;
 }
+
+TEST(AutotuneProgram, BadExplainShapesAreUsageErrors) {  // before any look for a GPU
+  for (const char* bad : {"1x2", "0x4096x4096", "16x4096x4096,,1x1x1", "axbxc"}) {
+    const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--dispatch-explain", bad});
+    EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.err;
+    EXPECT_NE(o.err.find("--dispatch-explain"), std::string::npos) << o.err;
+  }
+}
 #endif  // SGEMM_AUTOTUNE_PATH

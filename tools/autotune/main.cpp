@@ -139,23 +139,6 @@ RungOutcome kept(int rung, const std::string& header) {
 
 }  // namespace
 
-// "MxNxK" with three positive sizes (dense rows), or false.
-bool parse_mnk(const std::string& text, sgemm::harness::Shape* shape) {
-  int64_t v[3];
-  size_t at = 0;
-  for (int i = 0; i < 3; ++i) {
-    const size_t end = i < 2 ? text.find('x', at) : text.size();
-    if (end == std::string::npos || end == at) return false;
-    const std::string part = text.substr(at, end - at);
-    if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) return false;
-    v[i] = std::stoll(part);
-    if (v[i] <= 0) return false;
-    at = end + 1;
-  }
-  shape->M = v[0], shape->N = v[1], shape->K = v[2];
-  return true;
-}
-
 int main(int argc, char** argv) {
   CLI::App app{"sgemm_autotune: search the tile parameters of rungs 8, 9, 10 on this GPU", "sgemm_autotune"};
   std::vector<int> rungs = tunable_rungs();
@@ -201,11 +184,11 @@ int main(int argc, char** argv) {
   app.add_flag("--dispatch", dispatch,
                "measure the dispatch rung's model constants instead and write kernels/tuned/dispatch_sm_<arch>.cuh "
                "(or --out; --json for the measurements)");
-  std::vector<std::string> explain;
+  std::string explain;
   app.add_option("--dispatch-explain", explain,
                  "for each shape MxNxK (comma-separated), print every dispatch candidate's predicted and measured "
                  "time and the one the model picks; writes nothing")
-      ->delimiter(',');
+      ->check(CLI::Validator([](std::string& t) { return harness::shape_list_problem(t, 1); }, ""));
   app.add_option("--only", only,
                  "time only these tiles, as the tuner prints them (e.g. 64x256x32_32x128_8x16_s2_u8): a "
                  "comparison, which writes no header unless --out is given")
@@ -222,16 +205,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sgemm_autotune: error: rung %d is not tunable (8, 9, 10 are)\n", r);
       return 2;
     }
-  std::vector<harness::Shape> shapes;  // --dispatch-explain
-  for (const std::string& e : explain) {
-    harness::Shape shape;
-    if (!parse_mnk(e, &shape)) {
-      std::fprintf(stderr, "sgemm_autotune: error: --dispatch-explain: '%s' is not MxNxK with positive sizes\n",
-                   e.c_str());
-      return 2;
-    }
-    shapes.push_back(shape);
-  }
   const std::vector<int64_t> sizes = harness::parse_size_list(sizes_arg);
   const std::vector<int64_t> confirm_sizes = harness::parse_size_list(confirm_arg);
   if (const std::string p = harness::device_problem(); !p.empty()) {
@@ -244,7 +217,7 @@ int main(int argc, char** argv) {
     if (!explain.empty()) {
       cudaStream_t stream;
       SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      return explain_dispatch(dev, shapes, stream);
+      return explain_dispatch(dev, harness::parse_shape_list(explain), stream);
     }
     if (dispatch) {
       cudaStream_t stream;
