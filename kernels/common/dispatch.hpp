@@ -27,15 +27,18 @@ struct Terms {
   double shareSlabs = 0;
   double shareUnits = 0;  // the units (pieces of tiles, each its own pipeline) of the busiest share
   double fixups = 0;
-  // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned), or
-  // checks bounds in every slab of every tile (K is not a multiple of the slab).
+  // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned).
   bool unaligned = false;
-  bool kTail = false;
+  // The fraction of tiles whose slabs check bounds: every tile with a K tail (K not a multiple of
+  // the slab), else the tiles on the bottom and right edges of C (rows or columns past M or N).
+  double guarded = 0;
   // Bytes moved by launches besides the GEMM kernel: split-K's reduction, repack's copies.
   double moveBytes = 0;
-  // GEMV: its bytes and its FLOPs (it runs at whichever rate binds).
+  // GEMV: its bytes, and its FLOPs over the rows its kernel computes (M rounded up to its row
+  // group: 1, 2, 4, 8, 16 or 32), the group's index (it runs at whichever rate binds).
   double gemvBytes = 0;
   double gemvFlops = 0;
+  int gemvGroup = 0;
   // Every candidate: the bytes any kernel must move (the floor of every prediction).
   double minBytes = 0;
   // Repack: the candidate that runs on the aligned copies, and those copies' shape.
@@ -46,11 +49,13 @@ struct Terms {
 // The measured constants (kernels/tuned/dispatch_sm_<arch>.cuh) as values, so that the calibration
 // can predict with the constants it has just measured.
 struct Cost {
-  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0;
+  double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0, guard = 1, unaligned = 1;
 };
+constexpr int kGemvGroups = 6;  // the GEMV's row groups: M <= 1, 2, 4, 8, 16, 32
 struct Constants {
-  std::vector<Cost> costs;  // per candidate
-  double bytesPerNs = 0, gemvFlopsPerNs = 0, unalignedSlabFactor = 1, kTailSlabFactor = 1;
+  std::vector<Cost> costs;            // per candidate
+  std::vector<double> gemvFlopsPerNs;  // per GEMV row group
+  double bytesPerNs = 0;
 };
 Constants measured_constants();  // this build's, scaled to the current device
 // Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
@@ -70,6 +75,12 @@ Split split_into(const GemmArgs& a, int BM, int BN, int BK, int64_t wanted, cons
 Split split_of(const GemmArgs& a, int BM, int BN, int BK, const KernelInfo& info, const Cost& cost, double bytesPerNs);
 // A split-K slab's cost at a residency: slab_ns times it, never below lone_ns.
 double slab_ns_at(const Cost& c, double residency);
+
+// The fraction of BM x BN tiles that check bounds in every slab: all where K is not a whole number
+// of BK slabs (BK 0: not asked), else the last row and column of tiles where they pass M or N.
+double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK);
+// The GEMV's row group for M rows: its kernel computes 2^group rows (1 to 32).
+int gemv_group(int64_t M);
 
 int candidate_count();
 const char* candidate_name(int c);

@@ -41,9 +41,17 @@
 namespace sgemm::rung30 {
 
 constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
-constexpr int kGemvRound = 8;          // rows of B a lane loads before it uses them (a multiple of 4)
 constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
-static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0, "rounds of whole float4 A reads");
+// Rows of B a lane loads before it uses them (a round): all 32 of a chunk at 1-4 rows of C, 8 at
+// more. With few rows the GEMV only waits on B, and a SM's bytes in flight set its bandwidth: 32
+// warps of 8 loads of 128 bytes are 32 KiB, about what one microsecond of DRAM latency at a
+// SM's share of the bandwidth takes, and it read B at 4.1 TB/s on the H200 where a kernel with
+// four times as many bytes in flight reads at 4.5. With more rows the registers go to
+// accumulators and the arithmetic binds.
+template <int MT>
+constexpr int gemv_round_rows() { return MT <= 4 ? kGemvChunk : 8; }
+static_assert(gemv_round_rows<1>() % kVecWidth == 0 && kGemvChunk % gemv_round_rows<kGemvMaxRows>() == 0,
+              "rounds of whole float4 A reads, a whole number of them a chunk");
 // Columns of C a lane computes (32 apart, so every load stays one coalesced 128-byte row per warp
 // and needs no alignment): two at 9-16 rows, where one shared-memory read of A then feeds 8 FFMAs
 // instead of 4 (measured on the H200: 16 x 128256 x 4096 from 87 to 126 percent of cuBLAS, 16 x
@@ -56,13 +64,13 @@ constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
 template <int MT, int CT>
 constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
 
-// One round of B: rows j .. j + kGemvRound - 1 of the chunk at `b` in the lane's CT columns (zero
-// past `steps` unless kFull, zero in a column outside C).
-template <int CT, bool kFull>
-__device__ __forceinline__ void gemv_round(float (&v)[CT][kGemvRound], const float* b, int ldb, int j, int steps,
+// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
+// `steps` unless kFull, zero in a column outside C).
+template <int CT, int R, bool kFull>
+__device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, int ldb, int j, int steps,
                                            const bool (&col_ok)[CT]) {
 #pragma unroll
-  for (int u = 0; u < kGemvRound; ++u)
+  for (int u = 0; u < R; ++u)
 #pragma unroll
     for (int c = 0; c < CT; ++c)
       v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
@@ -70,14 +78,15 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT][kGemvRound], const flo
 
 // One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
 // A's values for the chunk are staged in sA (one k per lane), their loads in flight together with
-// B's first round; B is then read in rounds of 8 rows and A's values as float4 broadcasts of 4 k
-// steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
+// B's first round; B is then read in rounds (gemv_round_rows) and A's values as float4 broadcasts
+// of 4 k steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
 template <int MT, int CT, bool kFull>
 __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
                                            int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
+  constexpr int R = gemv_round_rows<MT>();
   const int lane = threadIdx.x % kWarpSize;
-  float v[CT][kGemvRound];
-  gemv_round<CT, kFull>(v, b, ldb, 0, steps, col_ok);
+  float v[CT][R];
+  gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
   float a[MT];
 #pragma unroll
   for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
@@ -85,11 +94,11 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
   for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
   __syncwarp();
 #pragma unroll
-  for (int j = 0; j < kGemvChunk; j += kGemvRound) {
+  for (int j = 0; j < kGemvChunk; j += R) {
     if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<CT, kFull>(v, b, ldb, j, steps, col_ok);
+    if (j > 0) gemv_round<CT, R, kFull>(v, b, ldb, j, steps, col_ok);
 #pragma unroll
-    for (int u = 0; u < kGemvRound; u += kVecWidth)
+    for (int u = 0; u < R; u += kVecWidth)
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         const float4 a4 = load_f4(&sA[m][j + u]);
@@ -538,10 +547,23 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
   return s;
 }
 
+// The GEMV's row group for M <= 32: its kernel computes 1, 2, 4, 8, 16 or 32 rows (group 0-5).
+int gemv_group(int64_t M) {
+  int g = 0;
+  while (g + 1 < kGemvGroups && (int64_t(1) << g) < M) ++g;
+  return g;
+}
+static_assert(kGemvMaxRows == 1 << (kGemvGroups - 1), "the last row group is the GEMV's most rows");
+
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return a.M <= 1 ? launch_gemv_rows<1>(a, stream, why) : a.M <= 2 ? launch_gemv_rows<2>(a, stream, why)
-       : a.M <= 4 ? launch_gemv_rows<4>(a, stream, why) : a.M <= 8 ? launch_gemv_rows<8>(a, stream, why)
-       : a.M <= 16 ? launch_gemv_rows<16>(a, stream, why) : launch_gemv_rows<kGemvMaxRows>(a, stream, why);
+  switch (gemv_group(a.M)) {
+    case 0: return launch_gemv_rows<1>(a, stream, why);
+    case 1: return launch_gemv_rows<2>(a, stream, why);
+    case 2: return launch_gemv_rows<4>(a, stream, why);
+    case 3: return launch_gemv_rows<8>(a, stream, why);
+    case 4: return launch_gemv_rows<16>(a, stream, why);
+    default: return launch_gemv_rows<kGemvMaxRows>(a, stream, why);
+  }
 }
 
 // ---- repack: aligned copies, then a direct candidate on them -----------------------------------
@@ -587,6 +609,15 @@ Terms with_split(Terms t, const GemmArgs& a, const Split& sp) {
   return t;
 }
 
+// The fraction of BM x BN tiles that check bounds in every slab (the kernels' kGuard path): all
+// with a K tail (BK > 0: K not a whole number of slabs; split-K passes 0, its last split alone
+// has the tail), else those of the last tile row past M or the last tile column past N.
+double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
+  if (BK > 0 && a.K % BK != 0) return 1.0;
+  const double rows = double(ceil_div64(a.M, BM)), cols = double(ceil_div64(a.N, BN));
+  return 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
+}
+
 Terms model_terms(int c, const GemmArgs& a) {
   const Candidate& cand = candidates()[size_t(c)];
   Terms t;
@@ -597,7 +628,8 @@ Terms model_terms(int c, const GemmArgs& a) {
     case Kind::kGemv:
       if (a.M > kGemvMaxRows) return t;
       t.gemvBytes = t.minBytes;
-      t.gemvFlops = 2.0 * double(a.M) * double(a.N) * double(a.K);
+      t.gemvGroup = gemv_group(a.M);
+      t.gemvFlops = 2.0 * double(int64_t(1) << t.gemvGroup) * double(a.N) * double(a.K);
       t.runs = true;
       return t;
     case Kind::kRepack: {
@@ -617,6 +649,7 @@ Terms model_terms(int c, const GemmArgs& a) {
     return t;
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec4_ok(a, nullptr);
+  t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK);
   if (cand.kind == Kind::kSplitK) {
     const Constants& k = device_constants();
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
@@ -634,7 +667,6 @@ Terms model_terms(int c, const GemmArgs& a) {
     t.slabs = p.slabTimes;
   }
   t.fixups = fixups_of(p);
-  t.kTail = a.K % cand.BK != 0;
   t.runs = true;
   return t;
 }
@@ -651,7 +683,7 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
   const double chip = here.fp32_flops / calibrated.fp32_flops;
   const double perSm = chip * double(calibrated.sms) / double(here.sms);
   k.bytesPerNs *= here.dram_bytes / calibrated.dram_bytes;
-  k.gemvFlopsPerNs *= chip;
+  for (double& f : k.gemvFlopsPerNs) f *= chip;
   for (Cost& c : k.costs) {
     c.slab_ns /= perSm;
     c.fixup_ns /= perSm;
@@ -665,11 +697,11 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
 Constants measured_constants() {
   Constants k;
   for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
-    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns});
+    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned});
+  static_assert(sizeof(tuned::kGemvFlopsPerNs) / sizeof(tuned::kGemvFlopsPerNs[0]) == kGemvGroups,
+                "one GEMV FLOP rate per row group");
+  k.gemvFlopsPerNs.assign(std::begin(tuned::kGemvFlopsPerNs), std::end(tuned::kGemvFlopsPerNs));
   k.bytesPerNs = tuned::kBytesPerNs;
-  k.gemvFlopsPerNs = tuned::kGemvFlopsPerNs;
-  k.unalignedSlabFactor = tuned::kUnalignedSlabFactor;
-  k.kTailSlabFactor = tuned::kKTailSlabFactor;
   DeviceRates here;
   if (device_rates(&here) != Status::kOk) return k;
   DeviceRates calibrated;
@@ -690,8 +722,9 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) {
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, k) + moved;
   const double slab =
-      slab_ns_at(cost, t.residency) * (t.unaligned ? k.unalignedSlabFactor : 1.0) * (t.kTail ? k.kTailSlabFactor : 1.0);
-  const double gemv = std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs);
+      slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) * (1.0 + (cost.guard - 1.0) * t.guarded);
+  const double gemv =
+      t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }

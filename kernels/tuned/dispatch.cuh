@@ -11,7 +11,9 @@ namespace sgemm::tuned {
 // a slab of a stream-K share in whole-tile slabs, the start and end of a unit of a share (a
 // pipeline fill, a store or publish) (tiles; 0, 1 and 0 otherwise), and a slab of a block alone
 // on its SM (split-K; 0 otherwise: the slab with fewer blocks per SM is priced by this floor and
-// slab_ns times the fraction of the SM's blocks).
+// slab_ns times the fraction of the SM's blocks), what a slab that checks bounds costs (an edge
+// tile's or one with a K tail) and one on the 32-bit-access path (rows not 16-byte aligned), in
+// aligned slabs that do not check (tiles and split-K; 1 otherwise).
 struct DispatchCost {
   double slab_ns;
   double launch_ns;
@@ -19,6 +21,8 @@ struct DispatchCost {
   double share;
   double unit_ns;
   double lone_ns;
+  double guard;
+  double unaligned;
 };
 
 }  // namespace sgemm::tuned

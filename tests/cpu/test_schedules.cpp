@@ -140,9 +140,9 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   // Measured on an H200-like part, used on an H100-like one (same SMs and clock, 0.7x the DRAM
   // peak) and on an A100-like one (108 SMs, 64 lanes at 1410 MHz, 1555 GB/s).
   sgemm::rung30::Constants k;
-  k.costs = {{1000, 5000, 300, 1.5, 200, 400}, {0, 8000, 0, 1, 0}};
+  k.costs = {{1000, 5000, 300, 1.5, 200, 400, 1.1}, {0, 8000, 0, 1, 0}};
   k.bytesPerNs = 4500;
-  k.gemvFlopsPerNs = 20000;
+  k.gemvFlopsPerNs = {5000, 20000};
   const sgemm::DeviceRates h200{66908e9, 4814e9, 132}, h100{66908e9, 3352e9, 132};
   const sgemm::DeviceRates a100{2.0 * 64 * 108 * 1.41e9, 1555e9, 108};
   const sgemm::rung30::Constants same = sgemm::rung30::scale_constants(k, h200, h200);
@@ -150,7 +150,7 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   EXPECT_DOUBLE_EQ(same.costs[0].slab_ns, k.costs[0].slab_ns);
   const sgemm::rung30::Constants h = sgemm::rung30::scale_constants(k, h100, h200);
   EXPECT_NEAR(h.bytesPerNs, 4500 * 3352.0 / 4814.0, 1e-6);
-  EXPECT_DOUBLE_EQ(h.gemvFlopsPerNs, k.gemvFlopsPerNs);  // the same SMs at the same clock
+  EXPECT_EQ(h.gemvFlopsPerNs, k.gemvFlopsPerNs);  // the same SMs at the same clock
   EXPECT_DOUBLE_EQ(h.costs[0].slab_ns, k.costs[0].slab_ns);
   const sgemm::rung30::Constants a = sgemm::rung30::scale_constants(k, a100, h200);
   const double perSm = (2.0 * 64 * 1.41e9) / (66908e9 / 132);  // FP32 peak per SM, A100 against H200
@@ -160,10 +160,39 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   EXPECT_NEAR(a.costs[0].lone_ns, 400 / perSm, 1e-6);
   EXPECT_DOUBLE_EQ(a.costs[0].launch_ns, 5000);  // launches stay as measured
   EXPECT_DOUBLE_EQ(a.costs[0].share, 1.5);
-  EXPECT_NEAR(a.gemvFlopsPerNs, 20000 * a100.fp32_flops / h200.fp32_flops, 1e-6);
+  EXPECT_DOUBLE_EQ(a.costs[0].guard, 1.1);  // a ratio of slab times
+  ASSERT_EQ(a.gemvFlopsPerNs.size(), 2u);
+  EXPECT_NEAR(a.gemvFlopsPerNs[0], 5000 * a100.fp32_flops / h200.fp32_flops, 1e-6);
+  EXPECT_NEAR(a.gemvFlopsPerNs[1], 20000 * a100.fp32_flops / h200.fp32_flops, 1e-6);
   EXPECT_NEAR(a.bytesPerNs, 4500 * 1555.0 / 4814.0, 1e-6);
   const sgemm::rung30::Constants unknown = sgemm::rung30::scale_constants(k, sgemm::DeviceRates{}, h200);
   EXPECT_DOUBLE_EQ(unknown.bytesPerNs, k.bytesPerNs);  // no peaks: as measured
+}
+
+TEST(DispatchModel, GuardedTilesAreTheEdgesOrAllWithAKTail) {
+  auto args = [](int64_t M, int64_t N, int64_t K) {
+    sgemm::GemmArgs a;
+    a.M = M, a.N = N, a.K = K;
+    return a;
+  };
+  using sgemm::rung30::guarded_fraction;
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4096), 64, 256, 32), 0.0);   // whole tiles
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 32), 1.0);   // a K tail: all
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 0), 0.0);    // K not asked
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(16, 128256, 4096), 32, 256, 32), 1.0);   // one row of tiles past M
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(100, 512, 64), 64, 256, 32), 0.5);       // the second tile row
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(128, 300, 64), 64, 256, 32), 0.5);       // the second tile column
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(1023, 1023, 1024), 128, 64, 32), 1.0 - 7.0 * 15.0 / (8.0 * 16.0));
+}
+
+TEST(DispatchModel, GemvRowGroups) {
+  using sgemm::rung30::gemv_group;
+  const int expected[33] = {0, 0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
+  for (int m = 1; m <= 32; ++m) {
+    EXPECT_EQ(gemv_group(m), expected[m]) << m;
+    EXPECT_GE(1 << gemv_group(m), m) << "the group's kernel computes every row";
+  }
+  EXPECT_EQ(sgemm::rung30::kGemvGroups, gemv_group(32) + 1);
 }
 
 TEST(DispatchModel, SplitKPricesBlocksSharingAnSm) {

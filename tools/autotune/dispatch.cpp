@@ -113,19 +113,28 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   nlohmann::json j = {{"gpu", dev.name}, {"arch", dev.arch()}, {"candidates", nlohmann::json::object()}};
 
   // GEMV first: its bandwidth is every other prediction's floor. Two rows of one that are bound by
-  // reading B give the time per byte and the launch; 32 rows, where its arithmetic binds, the FLOP rate.
+  // reading B give the time per byte and the launch; each row group's kernel (1, 2, 4, ... 32 rows)
+  // on a problem of its rows and a large B, its FLOP rate (where B's bytes bind instead, the rate
+  // that reproduces that time: the prediction takes whichever is slower).
   const int gemv = index_of("gemv");
   {
     const Point a = measure(gemv, {1, 1024, 4096}, dev, stream), b = measure(gemv, {1, 16384, 8192}, dev, stream);
     const double perByte = (b.ns - a.ns) / (b.terms.gemvBytes - a.terms.gemvBytes);
     const double launch = std::max(0.0, a.ns - perByte * a.terms.gemvBytes);
-    const Point f = measure(gemv, {32, 16384, 8192}, dev, stream);
     k.bytesPerNs = 1.0 / perByte;
-    k.gemvFlopsPerNs = f.terms.gemvFlops / std::max(1.0, f.ns - launch);
     k.costs[size_t(gemv)] = {0, launch, 0, 1, 0};
-    j["candidates"]["gemv"] = {{"points", {point_json(a), point_json(b), point_json(f)}}, {"launch_ns", launch}};
-    std::printf("  gemv         %.4g bytes per ns, %.4g FLOPs per ns, launch %.0f ns\n", k.bytesPerNs, k.gemvFlopsPerNs,
-                launch);
+    nlohmann::json points = {point_json(a), point_json(b)}, rates = nlohmann::json::array();
+    k.gemvFlopsPerNs.assign(rung30::kGemvGroups, 0.0);
+    for (int g = 0; g < rung30::kGemvGroups; ++g) {
+      const Point f = measure(gemv, {1 << g, 16384, 8192}, dev, stream);
+      k.gemvFlopsPerNs[size_t(g)] = f.terms.gemvFlops / std::max(1.0, f.ns - launch);
+      points.push_back(point_json(f));
+      rates.push_back(k.gemvFlopsPerNs[size_t(g)]);
+    }
+    j["candidates"]["gemv"] = {{"points", points}, {"launch_ns", launch}, {"flops_per_ns", rates}};
+    std::printf("  gemv         %.4g bytes per ns, launch %.0f ns, FLOPs per ns at 1-32 rows:", k.bytesPerNs, launch);
+    for (const double f : k.gemvFlopsPerNs) std::printf(" %.4g", f);
+    std::printf("\n");
   }
 
   // Tiles: five problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns +
@@ -150,18 +159,35 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     }
     const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns
     const double share = x[3] / x[0];
-    k.costs[size_t(c)] = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
+    rung30::Cost& cost = k.costs[size_t(c)];
+    cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
+    // Every tile checking bounds (K one short of a whole number of slabs), and rows that are not
+    // 16-byte aligned (32-bit accesses): a slab's cost over the aligned unchecked one, once the
+    // launch, fix-ups and units are taken off.
+    auto factor = [&](const Point& p) {
+      return (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns) /
+             ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns);
+    };
+    const Point g = measure(c, {4096, 4096, 4095}, dev, stream);
+    const Point u = measure(c, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
+    cost.guard = factor(g);
+    cost.unaligned = factor(u);
+    points.push_back(point_json(g));
+    points.push_back(point_json(u));
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
-                             {"share", share}, {"unit_ns", x[4]}};
-    std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit), launch %.0f ns, %.4g ns per fix-up partial\n",
-                name, x[0], share, x[4], x[1], x[2]);
+                             {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned}};
+    std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit, x%.4g checking bounds, x%.4g on 32-bit "
+                "accesses), launch %.0f ns, %.4g ns per fix-up partial\n",
+                name, x[0], share, x[4], cost.guard, cost.unaligned, x[1], x[2]);
   }
 
   // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
   // (a few slabs a block) and 16 tiles over K = 16384 (many), each split so that every SM holds
   // as many blocks as fit; then the 16 tiles split so that each SM holds one block (or as few as
   // the grid allows). Once the partials' bytes are taken off, ns = launch + slabs per block *
-  // slab_ns on full SMs, and lone_ns is the slab of a block alone on its SM.
+  // slab_ns on full SMs, and lone_ns is the slab of a block alone on its SM. The 16 tiles with
+  // one row fewer than the tile (every tile checks bounds) give the guard factor, and with rows
+  // one float longer than a whole number of float4s, the 32-bit-access factor.
   for (const char* name : {"split_k", "split_k_rows"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
@@ -169,33 +195,23 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point p = measure(c, one, dev, stream, Plan::kFullSms);
     const Point q = measure(c, sixteen, dev, stream, Plan::kFullSms);
     const Point l = measure(c, sixteen, dev, stream, Plan::kLoneBlocks);
+    const Point g = measure(c, {t.first - 1, 16 * t.second, 16384}, dev, stream, Plan::kFullSms);
+    const Point u = measure(c, {t.first, 16 * t.second, 16384, 16385, 16 * t.second + 1, 16 * t.second + 1}, dev,
+                            stream, Plan::kFullSms);
     auto net = [&](const Point& x) { return x.ns - x.terms.moveBytes / k.bytesPerNs; };
     const double slab = (net(q) - net(p)) / (q.terms.slabs - p.terms.slabs);
     const double launch = std::max(0.0, net(p) - slab * p.terms.slabs);
     const double lone = std::max(0.0, (net(l) - launch) / l.terms.slabs);
-    k.costs[size_t(c)] = {slab, launch, 0, 1, 0, lone};
-    j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l)}}, {"slab_ns", slab},
-                             {"launch_ns", launch}, {"lone_ns", lone}};
-    std::printf("  %-12s %.4g ns per slab on full SMs, %.4g alone (residency %.3g), launch %.0f ns\n", name, slab, lone,
-                l.terms.residency, launch);
-  }
-
-  // The capstone on rows that are not 16-byte aligned (32-bit accesses), and with K not a whole
-  // number of slabs (every tile checks bounds): each slab's cost over the aligned one.
-  const int capstone = index_of("capstone");
-  {
-    auto factor = [&](const Point& p) {
-      const rung30::Cost& c = k.costs[size_t(capstone)];
-      return (p.ns - c.launch_ns - p.terms.fixups * c.fixup_ns - p.terms.shareUnits * c.unit_ns) /
-             ((p.terms.slabs + p.terms.shareSlabs * c.share) * c.slab_ns);
-    };
-    const Point u = measure(capstone, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
-    k.unalignedSlabFactor = factor(u);
-    const Point t = measure(capstone, {4096, 4096, 4095, 4096, 4096, 4096}, dev, stream);
-    k.kTailSlabFactor = factor(t);
-    j["unaligned"] = {{"point", point_json(u)}, {"slab_factor", k.unalignedSlabFactor}};
-    j["k_tail"] = {{"point", point_json(t)}, {"slab_factor", k.kTailSlabFactor}};
-    std::printf("  slabs        x%.4g on 32-bit accesses, x%.4g with a K tail\n", k.unalignedSlabFactor, k.kTailSlabFactor);
+    rung30::Cost& cost = k.costs[size_t(c)];
+    cost = {slab, launch, 0, 1, 0, lone};
+    auto factor = [&](const Point& x) { return (net(x) - launch) / (x.terms.slabs * rung30::slab_ns_at(cost, x.terms.residency)); };
+    cost.guard = factor(g);
+    cost.unaligned = factor(u);
+    j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l), point_json(g), point_json(u)}},
+                             {"slab_ns", slab}, {"launch_ns", launch}, {"lone_ns", lone}, {"guard", cost.guard},
+                             {"unaligned", cost.unaligned}};
+    std::printf("  %-12s %.4g ns per slab on full SMs, %.4g alone (residency %.3g), x%.4g checking bounds, x%.4g on "
+                "32-bit accesses, launch %.0f ns\n", name, slab, lone, l.terms.residency, cost.guard, cost.unaligned, launch);
   }
 
   // Repack: what its copy launches add beyond their bytes, on an odd problem: repack's time less
@@ -221,8 +237,6 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   j["calibrated_sms"] = rates.sms;
   j["bytes_per_ns"] = k.bytesPerNs;
   j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
-  j["unaligned_slab_factor"] = k.unalignedSlabFactor;
-  j["k_tail_slab_factor"] = k.kTailSlabFactor;
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
@@ -230,7 +244,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const rung30::Cost& x = k.costs[size_t(c)];
     costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-          << x.unit_ns << ", " << x.lone_ns << "}";
+          << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << "}";
   }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
@@ -241,12 +255,10 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     << "// Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction\n"
     << "// and the rate of split-K's reduction and of repack's copies).\n"
     << "constexpr double kBytesPerNs = " << k.bytesPerNs << ";\n"
-    << "// GEMV's FLOPs per nanosecond where its arithmetic binds (many rows).\n"
-    << "constexpr double kGemvFlopsPerNs = " << k.gemvFlopsPerNs << ";\n"
-    << "// What a slab costs on the 32-bit-access path, and with bounds checked in every slab (a K tail),\n"
-    << "// as multiples of an aligned whole-tile slab.\n"
-    << "constexpr double kUnalignedSlabFactor = " << k.unalignedSlabFactor << ";\n"
-    << "constexpr double kKTailSlabFactor = " << k.kTailSlabFactor << ";\n"
+    << "// GEMV's FLOPs per nanosecond, per row group (1, 2, 4, 8, 16, 32 rows), where its arithmetic binds.\n"
+    << "constexpr double kGemvFlopsPerNs[] = {";
+  for (size_t g = 0; g < k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << k.gemvFlopsPerNs[g];
+  h << "};\n"
     << "// The calibrating GPU's peaks (the FP32 peak in GFLOPs per second, the DRAM peak in GB per second,\n"
     << "// its SMs): on another GPU the dispatch rung scales the constants above by that GPU's peaks\n"
     << "// against these.\n"
