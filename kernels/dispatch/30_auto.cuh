@@ -693,6 +693,15 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
   return k;
 }
 
+// Every candidate's slab factors are spelled out (a header that leaves them out would price
+// checked and unaligned slabs at nothing).
+constexpr bool slab_factors_measured() {
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
+    if (!(c.guard > 0 && c.unaligned > 0)) return false;
+  return true;
+}
+static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
+
 // The tuned header's constants, scaled to the current device (scale_constants).
 Constants measured_constants() {
   Constants k;

@@ -244,7 +244,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   for (int c = 0; c < rung30::candidate_count(); ++c) {
     const rung30::Cost& x = k.costs[size_t(c)];
     costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-          << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << "}";
+          << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << "}";
   }
   std::ofstream h(header_path);
   h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
