@@ -42,15 +42,18 @@ namespace sgemm::rung30 {
 
 constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
 constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
-// Rows of B a lane loads before it uses them (a round): all 32 of a chunk at 1-4 rows of C, 8 at
-// more. With few rows the GEMV only waits on B, and a SM's bytes in flight set its bandwidth: 32
-// warps of 8 loads of 128 bytes are 32 KiB, about what one microsecond of DRAM latency at a
-// SM's share of the bandwidth takes, and it read B at 4.1 TB/s on the H200 where a kernel with
-// four times as many bytes in flight reads at 4.5. With more rows the registers go to
-// accumulators and the arithmetic binds.
-template <int MT>
-constexpr int gemv_round_rows() { return MT <= 4 ? kGemvChunk : 8; }
-static_assert(gemv_round_rows<1>() % kVecWidth == 0 && kGemvChunk % gemv_round_rows<kGemvMaxRows>() == 0,
+// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds)
+// at 1-4 rows of C where the grid leaves every SM one block at most. With few rows the GEMV only
+// waits on B, and a SM's bytes in flight set its bandwidth: 32 warps of 8 loads of 128 bytes
+// are 32 KiB, about what one microsecond of DRAM latency at a SM's share of the bandwidth takes.
+// A block alone on its SM has nothing else to cover its latency, and deep rounds took 1x4096x4096
+// from 22.1 to 20.5 us on the H200; where SMs hold two blocks, one block's loads cover the other's
+// waits, and deep rounds lose (their 64 registers a thread leave room for one block of 1024
+// threads: 1x50257x768 fell below 85 percent of cuBLAS).
+constexpr int kGemvRound = 8;
+constexpr int kGemvDeepRound = kGemvChunk;
+constexpr int kGemvDeepMaxRows = 4;
+static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
               "rounds of whole float4 A reads, a whole number of them a chunk");
 // Columns of C a lane computes (32 apart, so every load stays one coalesced 128-byte row per warp
 // and needs no alignment): two at 9-16 rows, where one shared-memory read of A then feeds 8 FFMAs
@@ -78,12 +81,11 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, in
 
 // One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
 // A's values for the chunk are staged in sA (one k per lane), their loads in flight together with
-// B's first round; B is then read in rounds (gemv_round_rows) and A's values as float4 broadcasts
-// of 4 k steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
-template <int MT, int CT, bool kFull>
+// B's first round; B is then read in rounds of R rows and A's values as float4 broadcasts of 4 k
+// steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
+template <int MT, int CT, int R, bool kFull>
 __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
                                            int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
-  constexpr int R = gemv_round_rows<MT>();
   const int lane = threadIdx.x % kWarpSize;
   float v[CT][R];
   gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
@@ -123,7 +125,7 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
 // order, writes C and sets the ticket back to zero: deterministic either way, and the tickets are
 // zero again after every launch. Scalar accesses throughout: any leading dimension and any
 // 4-byte-aligned pointer.
-template <int MT, int CT>
+template <int MT, int CT, int R>
 __global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
               float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
@@ -141,8 +143,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
     const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col0;
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-    else gemv_chunk<MT, CT, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
+    else gemv_chunk<MT, CT, R, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
   }
   auto warp_sum = [&](int m) {
     float sum = 0.0f;
@@ -450,7 +452,7 @@ Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, s
 // without loads in flight), each warp keeping at least one chunk. 32, not every warp an SM can
 // hold: past that, a split adds more than its loads gain (measured: docs/rungs/30_auto.md).
 struct GemvGrid {
-  int warps = 1, splits = 1, kPerBlock = 0;
+  int warps = 1, splits = 1, kPerBlock = 0, sms = 0;
   unsigned colBlocks = 0;
 };
 template <int MT>
@@ -458,7 +460,7 @@ Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
   constexpr int kWarpsPerSm = 32;
   KernelInfo info;
   constexpr int CT = gemv_cols<MT>(), kWarps = gemv_warps<MT, CT>();
-  if (const Status s = prepare(sgemm_30_gemv<MT, CT>, kWarps * kWarpSize, 0, &info, why);
+  if (const Status s = prepare(sgemm_30_gemv<MT, CT, kGemvRound>, kWarps * kWarpSize, 0, &info, why);
       s != Status::kOk)
     return s;
   const int64_t chunks = ceil_div64(a.K, kGemvChunk), colBlocks = ceil_div64(a.N, kWarpSize * CT);
@@ -470,6 +472,7 @@ Status gemv_grid(const GemmArgs& a, GemvGrid* g, std::string* why) {
   g->kPerBlock = int(chunksPerBlock * kGemvChunk);
   g->splits = int(ceil_div64(chunks, chunksPerBlock));  // every block gets k steps
   g->colBlocks = unsigned(colBlocks);
+  g->sms = info.sms;
   return Status::kOk;
 }
 
@@ -537,9 +540,13 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     }
   }
   if (s == Status::kOk) {
-    sgemm_30_gemv<MT, gemv_cols<MT>()><<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A,
-                                                                 int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc),
-                                                                 gg.kPerBlock, W, tickets);
+    constexpr int CT = gemv_cols<MT>();
+    // Deep rounds where no SM gets a second block (above), 8-row rounds otherwise.
+    const bool deep = MT <= kGemvDeepMaxRows && int64_t(grid.x) * grid.y <= gg.sms;
+    auto kernel = deep ? sgemm_30_gemv<MT, CT, (MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound)>
+                       : sgemm_30_gemv<MT, CT, kGemvRound>;
+    kernel<<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
+                                                      int(a.ldb), a.beta, a.C, int(a.ldc), gg.kPerBlock, W, tickets);
     s = launch_status();
   }
   if (ws != nullptr)
