@@ -20,7 +20,7 @@ namespace sgemm::autotune {
 
 namespace {
 
-constexpr int kLaunches = 100;  // timed launches per problem: the median of these
+constexpr int kLaunches = 40;  // timed launches per problem: the median of these
 
 struct Point {
   harness::Shape shape;
@@ -81,26 +81,6 @@ nlohmann::json point_json(const Point& p) {
 }
 
 // The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
-std::vector<double> solve(std::vector<std::vector<double>> m, std::vector<double> b);
-
-// The x that minimizes the sum of ((m x - b) / b)^2 over the rows: each point's relative error,
-// so that a problem of microseconds counts as much as one of milliseconds (the choices the model
-// makes turn on ratios). Least squares through the normal equations; more rows than unknowns.
-std::vector<double> fit_relative(const std::vector<std::vector<double>>& m, const std::vector<double>& b) {
-  const size_t n = m.front().size();
-  std::vector<std::vector<double>> ata(n, std::vector<double>(n, 0.0));
-  std::vector<double> atb(n, 0.0);
-  for (size_t r = 0; r < m.size(); ++r) {
-    const double w = 1.0 / (b[r] * b[r]);
-    for (size_t i = 0; i < n; ++i) {
-      atb[i] += w * m[r][i] * b[r];
-      for (size_t j = 0; j < n; ++j) ata[i][j] += w * m[r][i] * m[r][j];
-    }
-  }
-  return solve(ata, atb);
-}
-
-// The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
 std::vector<double> solve(std::vector<std::vector<double>> m, std::vector<double> b) {
   const size_t n = b.size();
   for (size_t c = 0; c < n; ++c) {
@@ -157,23 +137,18 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     std::printf("\n");
   }
 
-  // Tiles: ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns + shareUnits * unit_ns +
-  // fixups * fixup_ns, fitted (relative errors, fit_relative) over eight problems: a tiny one (one
-  // slab of one tile), one that fills the GPU many times with whole tiles, one tile over a long K
-  // (stream-K cuts it into many shares, so its fix-up adds many partial tiles), 32 tiles over
-  // K = 8192 and K = 2048 (every slab in a share, few fix-ups; long and short shares), and three
-  // small ones (one tile of 4 slabs, 4 tiles of one, 16 tiles of 8): an exact solve over the first
-  // five alone moved the small tile's launch between 2.9 and 6.6 us from one run to the next.
+  // Tiles: five problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns +
+  // shareUnits * unit_ns + fixups * fixup_ns: a tiny one (one slab of one tile), one that fills
+  // the GPU many times with whole tiles, one tile over a long K (stream-K cuts it into many
+  // shares, so its fix-up adds many partial tiles), and 32 tiles over K = 8192 and K = 2048 (every
+  // slab in a share, few fix-ups; long and short shares).
   for (const char* name : {"capstone", "few_rows", "few_cols", "small"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
-    const Point pts[8] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
+    const Point pts[5] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
                           measure(c, {t.first, t.second, 65536}, dev, stream),
                           measure(c, {2 * t.first, 16 * t.second, 8192}, dev, stream),
-                          measure(c, {2 * t.first, 16 * t.second, 2048}, dev, stream),
-                          measure(c, {t.first, t.second, 128}, dev, stream),
-                          measure(c, {2 * t.first, 2 * t.second, 32}, dev, stream),
-                          measure(c, {4 * t.first, 4 * t.second, 256}, dev, stream)};
+                          measure(c, {2 * t.first, 16 * t.second, 2048}, dev, stream)};
     std::vector<std::vector<double>> m;
     std::vector<double> ns;
     nlohmann::json points = nlohmann::json::array();
@@ -182,10 +157,10 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       ns.push_back(p.ns);
       points.push_back(point_json(p));
     }
-    const std::vector<double> x = fit_relative(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns
+    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns
     const double share = x[3] / x[0];
     rung30::Cost& cost = k.costs[size_t(c)];
-    cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, std::max(0.0, x[4])};
+    cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
     // Every tile checking bounds (K one short of a whole number of slabs), and rows that are not
     // 16-byte aligned (32-bit accesses): a slab's cost over the aligned unchecked one, once the
     // launch, fix-ups and units are taken off.
