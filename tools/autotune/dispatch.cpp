@@ -20,7 +20,7 @@ namespace sgemm::autotune {
 
 namespace {
 
-constexpr int kLaunches = 40;  // timed launches per problem: the median of these
+constexpr int kLaunches = 100;  // timed launches per problem: the median of these
 
 struct Point {
   harness::Shape shape;
