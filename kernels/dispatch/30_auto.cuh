@@ -46,10 +46,9 @@ constexpr int kGemvMaxRows = 32;       // GEMV serves M <= 32
 // at 1-4 rows of C where the grid leaves every SM one block at most. With few rows the GEMV only
 // waits on B, and a SM's bytes in flight set its bandwidth: 32 warps of 8 loads of 128 bytes
 // are 32 KiB, about what one microsecond of DRAM latency at a SM's share of the bandwidth takes.
-// A block alone on its SM has nothing else to cover its latency, and deep rounds took 1x4096x4096
-// from 22.1 to 20.5 us on the H200; where SMs hold two blocks, one block's loads cover the other's
-// waits, and deep rounds lose (their 64 registers a thread leave room for one block of 1024
-// threads: 1x50257x768 fell below 85 percent of cuBLAS).
+// A block alone on its SM has nothing else to cover its latency, and deep rounds help it; where
+// SMs hold two blocks, one block's loads cover the other's waits, and deep rounds lose: their 64
+// registers a thread leave room for one block of 1024 threads (measured: docs/rungs/30_auto.md).
 constexpr int kGemvRound = 8;
 constexpr int kGemvDeepRound = kGemvChunk;
 constexpr int kGemvDeepMaxRows = 4;
@@ -540,11 +539,11 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     }
   }
   if (s == Status::kOk) {
-    constexpr int CT = gemv_cols<MT>();
-    // Deep rounds where no SM gets a second block (above), 8-row rounds otherwise.
-    const bool deep = MT <= kGemvDeepMaxRows && int64_t(grid.x) * grid.y <= gg.sms;
-    auto kernel = deep ? sgemm_30_gemv<MT, CT, (MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound)>
-                       : sgemm_30_gemv<MT, CT, kGemvRound>;
+    // Deep rounds where the rows allow them and no SM gets a second block (above), 8-row rounds
+    // otherwise.
+    constexpr int CT = gemv_cols<MT>(), kDeep = MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound;
+    const bool deep = int64_t(grid.x) * grid.y <= gg.sms;
+    auto kernel = deep ? sgemm_30_gemv<MT, CT, kDeep> : sgemm_30_gemv<MT, CT, kGemvRound>;
     kernel<<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
                                                       int(a.ldb), a.beta, a.C, int(a.ldc), gg.kPerBlock, W, tickets);
     s = launch_status();
