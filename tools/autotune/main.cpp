@@ -214,14 +214,10 @@ int main(int argc, char** argv) {
   try {
     const harness::DeviceInfo dev = harness::query_device();
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
-    if (!explain.empty()) {
-      cudaStream_t stream;
-      SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      return explain_dispatch(dev, harness::parse_shape_list(explain), stream);
-    }
+    cudaStream_t stream;  // every mode times its launches on this stream
+    SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    if (!explain.empty()) return explain_dispatch(dev, harness::parse_shape_list(explain), stream);
     if (dispatch) {
-      cudaStream_t stream;
-      SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
       std::printf("sgemm_autotune --dispatch on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
       return calibrate_dispatch(dev, out.empty() ? kernels_dir + "/tuned/dispatch_" + arch + ".cuh" : out, json,
                                 stream);
@@ -236,8 +232,6 @@ int main(int argc, char** argv) {
     for (int r : rungs) std::printf(" %d", r);
     std::printf("; %s; %d %s jobs\n", ranking_text(sizes, confirm_sizes).c_str(), jobs, compiler.c_str());
 
-    cudaStream_t stream;
-    SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     // Verification problems: exact small integers on a ragged shape, random inputs with alpha/beta.
     // The tuner builds the instances with 128-bit accesses (kVec = true), which need rows that
     // start on 16-byte boundaries: leading dimensions that are multiples of 4.
