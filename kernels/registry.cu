@@ -41,6 +41,8 @@ SGEMM_DECLARE_RUNG(rung25)
 namespace sgemm::rung25 {
 double scaled_error(int64_t K);
 }
+SGEMM_DECLARE_RUNG(rung26)
+SGEMM_DECLARE_RUNG(rung27)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -152,6 +154,14 @@ const std::vector<Rung>& registry() {
        "the Ozaki scheme: rows and columns scaled to integers, one INT8 wgmma GEMM per modulus, the FP32 result "
        "rebuilt by the Chinese remainder theorem",
        "sm_90a", "sgemm_25_ozaki_int8<7, true", kOzakiInt8, &rung25::tile, &rung25::supports, &rung25::launch},
+      {26, "26_wide_tile", kTensor, 25, "tensor/26_wide_tile.cuh", "A wider tile for the INT8 loop (sm_90a)",
+       "a 128x256 block tile: a third more INT8 operations per byte the TMA brings; the product's residues move to a "
+       "global scratch to leave shared memory to the ring",
+       "sm_90a", "sgemm_26_wide_tile<7, true", kOzakiInt8, &rung26::tile, &rung26::supports, &rung26::launch},
+      {27, "27_crt_in_fp64", kTensor, 26, "tensor/27_crt_in_fp64.cuh", "The rebuild in floating point (sm_90a)",
+       "the epilogue rebuilds each output by the Chinese remainder theorem in FP64 (exact split sums, one rounded "
+       "quotient) instead of Garner's integer steps",
+       "sm_90a", "sgemm_27_crt_in_fp64<7, true", kOzakiInt8, &rung27::tile, &rung27::supports, &rung27::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

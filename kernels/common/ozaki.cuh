@@ -89,6 +89,64 @@ __host__ __device__ __forceinline__ double reconstruct(const int (&r)[N]) {
   return x;
 }
 
+// The same integer by the Chinese remainder theorem in floating point, without Garner's integer
+// steps: x = sum_l r_l W_l - q P, where W_l = (P / m_l) * ((P / m_l)^-1 mod m_l) is 1 modulo m_l
+// and 0 modulo the others, and q = round(sum / P). Each W_l (< P < 2^64) is split into a high
+// part, a multiple of 2^kCrtSplit, and a low part below it, so that every product r_l * W_l
+// (|r_l| <= 128) and every partial sum is exact in FP64: the high sums stay below
+// 8 * 128 * 2^64 = 2^74 in multiples of 2^22 (53 bits), the low ones below 2^32. q * P is split
+// the same way (|q| <= 2^10). q comes from the high sum alone, so it can be one off where x lies
+// within 2^-23 P of +-P/2; an exact comparison then moves x back into [-P/2, P/2). One rounding
+// remains, in the last addition: the result is the integer correctly rounded to FP64.
+constexpr int kCrtSplit = 22;
+template <int N>
+struct Crt {
+  __host__ __device__ static constexpr unsigned long long product() {
+    unsigned long long p = 1;
+    for (int l = 0; l < N; ++l) p *= unsigned(modulus(l));
+    return p;
+  }
+  static constexpr unsigned long long kP = product();
+  __host__ __device__ static constexpr unsigned long long weight(int l) {  // (P / m_l) * inverse, below P: no overflow
+    const unsigned long long rest = kP / unsigned(modulus(l));
+    const unsigned m = unsigned(modulus(l)), r = unsigned(rest % m);
+    unsigned inv = 1;
+    while (r * inv % m != 1) ++inv;
+    return rest * inv;
+  }
+  static constexpr unsigned long long kLowMask = (1ull << kCrtSplit) - 1;
+  __host__ __device__ static constexpr double high(unsigned long long v) { return double(v & ~kLowMask); }
+  __host__ __device__ static constexpr double low(unsigned long long v) { return double(v & kLowMask); }
+};
+
+// sum_l r_l W_l as a high and a low FP64 sum, each exact (the constants fold at compile time).
+template <int N, int L = 0>
+__host__ __device__ __forceinline__ void crt_sums(const int (&r)[N], double& hi, double& lo) {
+  if constexpr (L < N) {
+    constexpr unsigned long long w = Crt<N>::weight(L);
+    constexpr double wHigh = Crt<N>::high(w), wLow = Crt<N>::low(w);
+    hi = fma(double(r[L]), wHigh, hi);
+    lo = fma(double(r[L]), wLow, lo);
+    crt_sums<N, L + 1>(r, hi, lo);
+  }
+}
+
+template <int N>
+__host__ __device__ __forceinline__ double reconstruct_crt(const int (&r)[N]) {
+  double hi = 0.0, lo = 0.0;
+  crt_sums<N>(r, hi, lo);
+  using C = Crt<N>;
+  constexpr double kInvP = 1.0 / double(C::kP);
+  constexpr double kPHigh = C::high(C::kP), kPLow = C::low(C::kP);
+  constexpr double kHalfHigh = C::high(C::kP / 2), kHalfLow = C::low(C::kP / 2);  // P is even (256)
+  const double q = rint(hi * kInvP);  // the low sum moves sum / P by less than 2^-23: q is off by one at most
+  double xHigh = fma(-q, kPHigh, hi), xLow = fma(-q, kPLow, lo);  // exact: x = xHigh + xLow
+  // The sign of a sum of two exact terms survives its rounding: these compare x itself with +-P/2.
+  if ((xHigh - kHalfHigh) + (xLow - kHalfLow) >= 0.0) xHigh -= kPHigh, xLow -= kPLow;
+  else if ((xHigh + kHalfHigh) + (xLow + kHalfLow) < 0.0) xHigh += kPHigh, xLow += kPLow;
+  return xHigh + xLow;  // the one rounding
+}
+
 // The scale of a row of A or a column of B that holds a NaN or an Inf: its outputs are NaN.
 constexpr int kNonFinite = -0x40000000;
 

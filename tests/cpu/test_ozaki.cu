@@ -1,0 +1,74 @@
+// The Ozaki rungs' number machinery on the host (kernels/common/ozaki.cuh): both rebuilds, Garner's
+// digits (rungs 25-26) and the floating-point Chinese remainder theorem (rung 27 on), return the
+// integer whose residues they are given, over the whole range [-P/2, P/2): the CRT correctly
+// rounded to FP64, Garner within a few units in the last place. No GPU needed.
+#define SGEMM_DEVICE_ONLY  // the helpers alone, not the launchers
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "common/ozaki.cuh"
+
+namespace {
+
+using sgemm::ozaki::modulus;
+
+template <int N>
+__int128 product() {
+  __int128 p = 1;
+  for (int l = 0; l < N; ++l) p *= modulus(l);
+  return p;
+}
+
+// x's balanced residues, as the INT8 GEMMs would leave them.
+template <int N>
+void residues(__int128 x, int (&r)[N]) {
+  for (int l = 0; l < N; ++l) r[l] = sgemm::ozaki::balance(int(x % modulus(l)), modulus(l));
+}
+
+template <int N>
+void check_range() {
+  const __int128 P = product<N>(), half = P / 2;
+  std::mt19937_64 rng(20261124 + N);
+  std::vector<__int128> xs = {0, 1, -1, half - 1, -half, half - 2, -half + 1, P / 4, -P / 4, 12345678901234567};
+  for (int i = 0; i < 20000; ++i) {
+    const unsigned __int128 u = (unsigned __int128)(rng()) << 64 | rng();
+    xs.push_back(__int128(u % (unsigned __int128)P) - half);  // uniform over [-P/2, P/2)
+  }
+  for (int i = 0; i < 2000; ++i) xs.push_back(__int128(rng() % (1u << 30)) - (1 << 29));  // small sums too
+  for (int i = 0; i < 2000; ++i) {  // within 2^-20 P of +-P/2, where the rounded quotient can be one off
+    const __int128 d = __int128(rng() % (unsigned long long)(P >> 20));
+    xs.push_back(half - 1 - d);
+    xs.push_back(-half + d);
+  }
+  for (const __int128 x : xs) {
+    int r[N];
+    residues<N>(x, r);
+    const double want = double(x);  // rounded to nearest
+    const double crt = sgemm::ozaki::reconstruct_crt<N>(r), garner = sgemm::ozaki::reconstruct<N>(r);
+    // Garner's Horner sum rounds at each step once x passes 2^53: a few units in the last place.
+    EXPECT_LE(std::fabs(garner - want), std::ldexp(std::fabs(want), -50)) << "Garner, x = " << double(x);
+    EXPECT_EQ(crt, want) << "CRT, x = " << double(x);
+  }
+}
+
+TEST(OzakiRebuild, GarnerAndCrtReturnTheIntegerWithSevenModuli) { check_range<7>(); }
+TEST(OzakiRebuild, GarnerAndCrtReturnTheIntegerWithEightModuli) { check_range<8>(); }
+
+// The split keeps every product and partial sum exact: the weights' high parts have few enough
+// bits that 8 * 128 times any of them stays on the 2^kCrtSplit grid below 2^75.
+TEST(OzakiRebuild, SplitWeightsAreExact) {
+  using C = sgemm::ozaki::Crt<8>;
+  for (int l = 0; l < 8; ++l) {
+    const unsigned long long w = C::weight(l);
+    EXPECT_EQ(w % unsigned(modulus(l)), 1u) << "W_l is 1 modulo m_l";
+    for (int j = 0; j < 8; ++j)
+      if (j != l) EXPECT_EQ(w % unsigned(modulus(j)), 0u) << "W_l is 0 modulo the other moduli";
+    EXPECT_EQ((unsigned long long)C::high(w) + (unsigned long long)C::low(w), w);
+    EXPECT_LT(C::low(w), std::ldexp(1.0, sgemm::ozaki::kCrtSplit));
+  }
+}
+
+}  // namespace
