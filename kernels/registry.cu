@@ -43,6 +43,7 @@ double scaled_error(int64_t K);
 }
 SGEMM_DECLARE_RUNG(rung26)
 SGEMM_DECLARE_RUNG(rung27)
+SGEMM_DECLARE_RUNG(rung28)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -162,6 +163,10 @@ const std::vector<Rung>& registry() {
        "the epilogue rebuilds each output by the Chinese remainder theorem in FP64 (exact split sums, one rounded "
        "quotient) instead of Garner's integer steps",
        "sm_90a", "sgemm_27_crt_in_fp64<7, true", kOzakiInt8, &rung27::tile, &rung27::supports, &rung27::launch},
+      {28, "28_one_modulus_loop", kTensor, 27, "tensor/28_one_modulus_loop.cuh", "One copy of the modulus loop (sm_90a)",
+       "the loop over the moduli is not unrolled: one copy of the code, which stays in the instruction cache, with "
+       "the modulus reduced by a run-time multiply-high",
+       "sm_90a", "sgemm_28_one_modulus_loop<7, true", kOzakiInt8, &rung28::tile, &rung28::supports, &rung28::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

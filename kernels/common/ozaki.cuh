@@ -31,6 +31,24 @@ __host__ __device__ constexpr int balance(int x, int m) {
   return r;
 }
 
+// x modulo a modulus known only at run time, as some residue in [-128, 127] (the balanced one or
+// one off by m), for |x| <= 2^30: q = floor((x + m/2) * magic / 2^32) with magic = ceil(2^32 / m)
+// is round(x / m) or one off (the magic's excess moves the quotient by less than 1/4), so
+// x - q m lies within 1.5 m of 0, and one step of m brings it into [-128, 127] (m <= 256). Seven
+// integer operations, the same code for every modulus.
+struct RuntimeModulus {
+  int m, half, magic;
+  __host__ __device__ explicit RuntimeModulus(int mod)
+      : m(mod), half(mod / 2), magic(int(0xFFFFFFFFu / unsigned(mod) + 1u)) {}
+  __host__ __device__ int reduce(int x) const {
+    const int q = int((int64_t(x + half) * magic) >> 32);  // a multiply-high
+    int r = x - q * m;
+    if (r > 127) r -= m;
+    if (r < -128) r += m;
+    return r;
+  }
+};
+
 // (m_0 ... m_{j-1}) mod m_l and its inverse modulo m_l: the constants of Garner's algorithm.
 __host__ __device__ constexpr int prefix_mod(int j, int l) {
   int p = 1;

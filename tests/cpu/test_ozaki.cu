@@ -72,3 +72,25 @@ TEST(OzakiRebuild, SplitWeightsAreExact) {
 }
 
 }  // namespace
+
+namespace {
+
+// Rung 28's run-time reduction: a residue of x in [-128, 127] for every modulus and |x| <= 2^30.
+TEST(OzakiRebuild, RuntimeModulusKeepsTheResidueInAByte) {
+  std::mt19937 rng(28);
+  std::vector<int> xs = {0, 1, -1, 127, 128, -128, -129, 1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+  for (int i = 0; i < 200000; ++i) xs.push_back(int(rng() % (2u << 30)) - (1 << 30));
+  for (int i = -70000; i <= 70000; ++i) xs.push_back(i);
+  for (int l = 0; l < sgemm::ozaki::kMaxModuli; ++l) {
+    const int m = modulus(l);
+    const sgemm::ozaki::RuntimeModulus rm(m);
+    for (const int x : xs) {
+      const int r = rm.reduce(x);
+      ASSERT_GE(r, -128) << "x = " << x << ", m = " << m;
+      ASSERT_LE(r, 127) << "x = " << x << ", m = " << m;
+      ASSERT_EQ(((int64_t(x) - r) % m + m) % m, 0) << "x = " << x << ", m = " << m;
+    }
+  }
+}
+
+}  // namespace
