@@ -44,6 +44,7 @@ double scaled_error(int64_t K);
 SGEMM_DECLARE_RUNG(rung26)
 SGEMM_DECLARE_RUNG(rung27)
 SGEMM_DECLARE_RUNG(rung28)
+SGEMM_DECLARE_RUNG(rung29)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
@@ -167,6 +168,10 @@ const std::vector<Rung>& registry() {
        "the loop over the moduli is not unrolled: one copy of the code, which stays in the instruction cache, with "
        "the modulus reduced by a run-time multiply-high",
        "sm_90a", "sgemm_28_one_modulus_loop<7, true", kOzakiInt8, &rung28::tile, &rung28::supports, &rung28::launch},
+      {29, "29_epilogue_prefetch", kTensor, 28, "tensor/29_epilogue_prefetch.cuh", "The epilogue's loads one group ahead (sm_90a)",
+       "the epilogue loads the next output group's residues and scales before it rebuilds the current one, so their "
+       "L2 latency hides behind arithmetic",
+       "sm_90a", "sgemm_29_epilogue_prefetch<7, true", kOzakiInt8, &rung29::tile, &rung29::supports, &rung29::launch},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

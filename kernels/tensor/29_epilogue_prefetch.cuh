@@ -1,0 +1,471 @@
+// =====================================================================================
+// Rung 29 — The epilogue's loads one group ahead (sm_90a)                (tensor-core track)
+// BUILDS ON: 28_one_modulus_loop. The lesson is the diff:
+//   git diff --no-index kernels/tensor/28_one_modulus_loop.cuh kernels/tensor/29_epilogue_prefetch.cuh
+// WHAT CHANGED: the epilogue loads the residue words and column scales of output group j + 1
+//   before it rebuilds group j, instead of loading group j's and waiting for them.
+// WHY: per-block timestamps put rung 27's epilogue at about 43 us per tile at every size, a
+//   sixth of the tile's time at 4096^3, with every warp of the block in it at once (one block
+//   per SM). A group's rebuild is a few hundred instructions, but its loads come from L2 (the
+//   scratch the block wrote, and shiftB), so each of the 32 groups waited a full L2 round trip
+//   before any of its arithmetic could start.
+// PREDICTION: long-scoreboard stalls fall; the epilogue from ~43 us to ~20 us per tile: +8-10%
+//   at 4096^3, +3-5% at 8192^3.
+// SHOW IT: build/release/bench/sgemm_bench --kernel 28,29 (needs an sm_90 GPU)
+//   python3 tools/sass_report.py --diff 28 29 && python3 tools/ncu_profile.py --kernel 29
+// PAGE: docs/rungs/29_epilogue_prefetch.md (what was measured, and what it taught)
+// =====================================================================================
+#pragma once
+
+#include "common/common.cuh"
+#include "common/ozaki.cuh"
+
+namespace sgemm::rung29 {
+
+constexpr int kWarpgroupThreads = 4 * kWarpSize;  // a warpgroup: 4 consecutive warps
+constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warpgroup)
+constexpr int kWgmmaN = 256;                      // columns of wgmma m64n256k32
+constexpr int kWgmmaK = 32;                       // k of one INT8 wgmma
+constexpr int kSwizzleBytes = 128;                // 128B swizzle: one swizzled row
+constexpr int kSwizzleRows = 8;                   // rows before the XOR pattern repeats
+constexpr int kSwizzleAtomBytes = kSwizzleBytes * kSwizzleRows;  // 1024: the swizzle atom
+// Accumulator fragment of wgmma m64nNk32 .s32 (the same as .f32's) (PTX ISA, "Register Fragments"): warp w of the
+// warpgroup owns rows 16w..16w+15; lane l holds rows l/4 and l/4+8, columns 8j + 2(l%4) + {0,1}.
+constexpr int kRowsPerWarp = 16;   // accumulator rows per warp
+constexpr int kFragRowStep = 8;    // the second row a lane holds is 8 below its first
+constexpr int kFragCols = 8;       // columns per fragment group j
+constexpr int kLanesPerRow = 4;    // lanes sharing one row of a fragment group
+constexpr int kColsPerLane = 2;    // adjacent columns a lane holds per row and group
+constexpr int kRegsPerFrag = 4;    // registers per fragment group: 2 rows x 2 columns
+// The INT32 accumulators are reduced modulo m every 2^16 of K: |sum| <= 2^16 * 128 * 128 = 2^30.
+constexpr int kReduceK = 1 << 16;
+
+template <int BM, int BN, int BK, int Stages>
+struct Tile {
+  static constexpr int kConsumers = BM / kWgmmaM;               // consumer warpgroups: one per 64 rows
+  static constexpr int kThreads = (kConsumers + 1) * kWarpgroupThreads;  // + the producer warpgroup
+  static constexpr int kRowBytes = BK;                           // one tile row: 128 int8
+  static constexpr int kTileABytes = BM * kRowBytes;            // A's residues: [BM][BK]
+  static constexpr int kTileBBytes = BN * kRowBytes;            // B's residues: [BN][BK]
+  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
+  // Each consumer thread's residues: one byte per output and modulus, four outputs to a word, in
+  // the tile's slot of a global scratch, [modulus][word][consumer thread] so that a warp's words
+  // are consecutive (one 128-byte store per warp and word).
+  static constexpr int kResWords = kWgmmaM * BN / kWarpgroupThreads / 4;  // words per thread and modulus
+  static constexpr int kResWordsPerModulus = kConsumers * kWarpgroupThreads * kResWords;
+  // The stages and the slack that lets the kernel align its base to the swizzle atom: shared
+  // memory now holds the ring alone.
+  static constexpr int kSmemBytes = Stages * kStageBytes + kSwizzleAtomBytes;
+  static constexpr int kKSteps = BK / kWgmmaK;                  // wgmma k-steps per slab
+  static constexpr int kAccRegs = kWgmmaM * BN / kWarpgroupThreads;  // INT32 accumulators per thread
+  static constexpr int kReduceSlabs = kReduceK / BK;            // slabs between reductions
+  static constexpr int kFragGroups = BN / kFragCols;            // fragment groups j per row
+  // A stage is free again once every consumer warp has seen its wgmmas complete.
+  static constexpr int kEmptyArrivals = kConsumers * (kWarpgroupThreads / kWarpSize);
+
+  static_assert(BM % kWgmmaM == 0, "each consumer warpgroup owns 64 rows: BM must be a multiple of 64");
+  static_assert(BN == kWgmmaN, "one wgmma m64n256k32 spans the block tile's columns: BN must be 256");
+  static_assert(BK == kSwizzleBytes, "a K-major row of the tile must be exactly one 128-byte swizzle row: BK must be 128");
+  static_assert(BK % kWgmmaK == 0, "a slab must hold whole wgmma k-steps of 32");
+  static_assert(kTileABytes % kSwizzleAtomBytes == 0 && kTileBBytes % kSwizzleAtomBytes == 0,
+                "every tile must start on a 1024-byte swizzle-atom boundary");
+  static_assert((kWgmmaM * kRowBytes) % kSwizzleAtomBytes == 0,
+                "each warpgroup's 64-row slice of A must start on a swizzle-atom boundary");
+  static_assert(BM <= 256 && BN <= 256, "a TMA box spans at most 256 rows");
+  static_assert(Stages >= 2, "a pipeline needs at least two stages");
+};
+
+// A CUtensorMap (the TMA's description of a tensor in global memory: base, sizes, strides, box,
+// swizzle), 128 opaque bytes that the host encodes and the kernel receives as a __grid_constant__
+// parameter. Declared here so that the kernel needs no driver header.
+struct alignas(128) TmaMap {
+  unsigned long long bytes[16];
+};
+
+// ---- main kernel: TMA producer, wgmma consumers, an mbarrier ring ---------------------------------
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format" of wgmma) for a K-major
+// tile in the 128B swizzle: bits 0-13 start address >> 4; bits 16-29 leading byte offset >> 4
+// (not used by swizzled K-major layouts, set to 1); bits 32-45 stride byte offset >> 4 (1024:
+// from one 8-row atom to the next); bits 49-51 base offset 0 (atoms start 1024-byte aligned);
+// bits 62-63 swizzle mode, 1 = 128B.
+__device__ __forceinline__ unsigned long long make_desc(unsigned smemAddr) {
+  constexpr unsigned kAddrMask = 0x3FFFF;  // the 18 address bits the descriptor encodes
+  constexpr int kEncodeShift = 4;          // addresses and offsets are in 16-byte units
+  constexpr unsigned long long kLeadingByteOffset = 1, kSwizzle128B = 1;
+  constexpr int kLboBit = 16, kSboBit = 32, kSwizzleBit = 62;
+  return (unsigned long long)((smemAddr & kAddrMask) >> kEncodeShift) | (kLeadingByteOffset << kLboBit) |
+         ((unsigned long long)(kSwizzleAtomBytes >> kEncodeShift) << kSboBit) | (kSwizzle128B << kSwizzleBit);
+}
+
+// mbarriers in shared memory (PTX ISA, "mbarrier"): a phase completes when `count` threads have
+// arrived and every byte announced with expect_tx has landed; waiters name the phase's parity.
+__device__ __forceinline__ void mbar_init(unsigned bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Make the initialised barriers visible to the async proxy (the TMA) before any copy uses them.
+__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+// The producer's arrival on a "full" barrier, announcing the bytes the TMA will deliver to it.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Spin until the phase of parity `parity` has completed (a fresh barrier counts the phase
+// before its first as completed: waiting for parity 1 returns at once).
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// One TMA copy: the box at (col, row) of the 2-D tensor `map` into shared memory at `dst`,
+// completing `bytes` of barrier `bar`'s transaction count when it lands.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap* map, int col, int row, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// d = A * B + (accumulate ? d : 0) for the warpgroup: A 64 x 32 and B 32 x 256 (stored N x K),
+// both int8 in shared memory, exact INT32 sums.
+__device__ __forceinline__ void wgmma_m64n256k32(int (&d)[kWgmmaM * kWgmmaN / kWarpgroupThreads],
+                                                unsigned long long descA, unsigned long long descB, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+      "%128, %129, p;\n"
+      "}\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]),
+        "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]),
+        "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]),
+        "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]),
+        "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]),
+        "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]),
+        "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]),
+        "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]),
+        "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]),
+        "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]),
+        "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]),
+        "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]),
+        "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]),
+        "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]),
+        "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]),
+        "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
+      : "l"(descA), "l"(descB), "r"(int(accumulate)));  // scale-d: 0 ignores d's old value
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// C (M x N) = alpha * A B + beta * C through NMod INT8 GEMMs. Block (x, y) computes C[y*BM..,
+// x*BN..]. Warpgroup 0 is the producer: one of its threads copies slab after slab, modulus after
+// modulus, into the stage ring with the TMA. Warpgroup w >= 1 consumes rows (w-1)*64 ..
+// (w-1)*64+63. mapA spans the residues of A for modulus 0, then 1, ... (Mp rows each), mapB
+// likewise (Np rows each), each row Kp bytes long, whole tiles. After each modulus the INT32 sums
+// are reduced modulo m_l and kept as bytes in the block's slot of `scratch` (global memory, NMod
+// words per thread and output word); the epilogue reads them back, rebuilds each output from its
+// NMod residues and the row's and column's scales (shiftA, shiftB).
+template <int NMod, bool kVec, int BM, int BN, int BK, int Stages>
+__global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kThreads, 1)
+sgemm_29_epilogue_prefetch(int M, int N, int kTiles, float alpha, const __grid_constant__ TmaMap mapA,
+                    const __grid_constant__ TmaMap mapB, int Mp, int Np, const int* __restrict__ shiftA,
+                    const int* __restrict__ shiftB, float beta, float* __restrict__ C, int ldc,
+                    unsigned* __restrict__ scratch) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = Tile<BM, BN, BK, Stages>;
+  // [Stages] x (A [BM][BK], B [BN][BK]) int8, each 128B-swizzled by the TMA, K-major, starting on
+  // a 1024-byte boundary (the base is aligned here, hence the slack).
+  extern __shared__ __align__(16) unsigned char smemRaw[];
+  __shared__ __align__(8) unsigned long long sFull[Stages], sEmpty[Stages];  // the mbarrier ring
+  const unsigned rawAddr = static_cast<unsigned>(__cvta_generic_to_shared(smemRaw));
+  const unsigned sBaseAddr = rawAddr + (kSwizzleAtomBytes - rawAddr % kSwizzleAtomBytes) % kSwizzleAtomBytes;
+  const unsigned fullAddr = static_cast<unsigned>(__cvta_generic_to_shared(sFull));
+  const unsigned emptyAddr = static_cast<unsigned>(__cvta_generic_to_shared(sEmpty));
+  constexpr unsigned kBarBytes = sizeof(unsigned long long);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      mbar_init(fullAddr + s * kBarBytes, 1);  // the producer's arrive; the TMA's bytes do the rest
+      mbar_init(emptyAddr + s * kBarBytes, T::kEmptyArrivals);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();  // the only block-wide barrier: the ring exists before anyone uses it
+
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+
+  if (warpgroup == 0) {  // ---- the producer: one thread, one TMA copy per tile
+    if (threadIdx.x != 0) return;
+    for (int l = 0, t = 0; l < NMod; ++l) {
+      for (int kt = 0; kt < kTiles; ++kt, ++t) {
+        const int s = t % Stages;
+        const unsigned full = fullAddr + s * kBarBytes;
+        mbar_wait(emptyAddr + s * kBarBytes, ((t / Stages) & 1) ^ 1);  // the consumers are done with it
+        mbar_arrive_expect_tx(full, T::kStageBytes);
+        const unsigned stage = sBaseAddr + s * T::kStageBytes;
+        const int k0 = kt * BK;
+        tma_load_2d(stage, &mapA, k0, l * Mp + m0, full);                 // A's residues mod m_l
+        tma_load_2d(stage + T::kTileABytes, &mapB, k0, l * Np + n0, full);  // B's residues mod m_l
+      }
+    }
+    return;
+  }
+
+  // ---- a consumer warpgroup: wait for a full stage, multiply, hand the stage back
+  const int consumer = warpgroup - 1;
+  const int warp = threadIdx.x % kWarpgroupThreads / kWarpSize, lane = threadIdx.x % kWarpSize;
+  int rAcc[T::kAccRegs];  // [kFragGroups][2 rows][2 columns]: the fragment noted at kRowsPerWarp
+  // This thread's residue words in the block's slot: word w of modulus l at
+  // gRes[(l * kResWords + w) * kConsumerThreads]. Only this thread writes and reads them.
+  constexpr int kConsumerThreads = T::kConsumers * kWarpgroupThreads;
+  unsigned* gRes = scratch + (int64_t(blockIdx.y) * gridDim.x + blockIdx.x) * NMod * T::kResWordsPerModulus +
+                   (threadIdx.x - kWarpgroupThreads);
+
+  int t = 0;
+#pragma unroll 1
+  for (int l = 0; l < NMod; ++l) {  // one copy of the loop: m_l is a run-time value
+    const ozaki::RuntimeModulus m(ozaki::modulus(l));
+    for (int kt = 0; kt < kTiles; ++kt, ++t) {
+      const int s = t % Stages;
+      mbar_wait(fullAddr + s * kBarBytes, (t / Stages) & 1);  // the TMA's bytes have landed
+
+      const unsigned stage = sBaseAddr + s * T::kStageBytes;
+      const unsigned aTile = stage + consumer * kWgmmaM * T::kRowBytes;  // this warpgroup's 64 rows
+      const unsigned bTile = stage + T::kTileABytes;
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < T::kKSteps; ++ks) {
+        // k-step ks starts 32 bytes further along the 128-byte rows; the hardware applies the
+        // swizzle to the full address, so the descriptor's start address simply moves.
+        const unsigned stepOffset = ks * kWgmmaK;
+        const bool accumulate = kt > 0 || ks > 0;  // each modulus starts from zero
+        wgmma_m64n256k32(rAcc, make_desc(aTile + stepOffset), make_desc(bTile + stepOffset), accumulate);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();  // this warp's wgmmas have read the stage
+      __syncwarp();
+      if (lane == 0) mbar_arrive(emptyAddr + s * kBarBytes);  // one arrival per consumer warp
+      if ((kt + 1) % T::kReduceSlabs == 0) {  // K beyond 2^16: keep the INT32 sums in range
+#pragma unroll
+        for (int i = 0; i < T::kAccRegs; ++i) rAcc[i] = m.reduce(rAcc[i]);
+      }
+    }
+    // The sum modulo m_l, one byte per output (a residue in [-128, 127], which is all the CRT
+    // rebuild needs), four to a word; the next modulus's wgmma_fence
+    // orders these reads of the accumulators before its writes.
+#pragma unroll
+    for (int w = 0; w < T::kResWords; ++w) {
+      unsigned word = 0;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) word |= unsigned(m.reduce(rAcc[4 * w + e]) & 0xff) << (8 * e);
+      gRes[(l * T::kResWords + w) * kConsumerThreads] = word;
+    }
+  }
+
+  // Each output from its NMod residues (only this thread's own words: no barrier needed).
+  const int rowBase = m0 + consumer * kWgmmaM + warp * kRowsPerWarp + lane / kLanesPerRow;
+  const int colBase = n0 + lane % kLanesPerRow * kColsPerLane;
+  const int sa[2] = {rowBase < M ? shiftA[rowBase] : 0, rowBase + kFragRowStep < M ? shiftA[rowBase + kFragRowStep] : 0};
+  // Group j's words and column scales, loaded one group ahead: their latency hides behind the
+  // rebuild of the group before.
+  unsigned next[NMod];
+  int nextSb[2];
+  auto fetch = [&](int j) {
+#pragma unroll
+    for (int l = 0; l < NMod; ++l) next[l] = gRes[(l * T::kResWords + j) * kConsumerThreads];
+    const int col = colBase + j * kFragCols;
+    nextSb[0] = col < N ? shiftB[col] : 0;
+    nextSb[1] = col + 1 < N ? shiftB[col + 1] : 0;
+  };
+  fetch(0);
+#pragma unroll 1
+  for (int j = 0; j < T::kFragGroups; ++j) {  // word j holds group j's four outputs: rows g, g+8 x 2 columns
+    unsigned words[NMod];
+#pragma unroll
+    for (int l = 0; l < NMod; ++l) words[l] = next[l];
+    const int col = colBase + j * kFragCols;
+    const int sb[2] = {nextSb[0], nextSb[1]};
+    if (j + 1 < T::kFragGroups) fetch(j + 1);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // the lane's rows g and g + 8
+      const int row = rowBase + half * kFragRowStep;
+      float v[kColsPerLane];
+#pragma unroll
+      for (int c = 0; c < kColsPerLane; ++c) {
+        const int e = half * kColsPerLane + c;  // the output's byte in the word (see kRegsPerFrag)
+        int res[NMod];
+#pragma unroll
+        for (int l = 0; l < NMod; ++l) res[l] = int(static_cast<signed char>(words[l] >> (8 * e)));
+        v[c] = ozaki::unscale(ozaki::reconstruct_crt<NMod>(res), sa[half], sb[c]);
+      }
+      if (row < M) store2_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, v[0], v[1], beta);  // common.cuh
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty kernel, which launch() never runs
+}
+
+}  // namespace sgemm::rung29
+
+#ifndef SGEMM_DEVICE_ONLY
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <cuda.h>          // CUtensorMap and its enums
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#include "common/launch.hpp"
+
+namespace sgemm::rung29 {
+
+constexpr int kBM = 128, kBN = 256, kBK = 128, kStages = 4;
+using Config = Tile<kBM, kBN, kBK, kStages>;
+static_assert(sizeof(TmaMap) == sizeof(CUtensorMap) && alignof(TmaMap) == alignof(CUtensorMap),
+              "TmaMap must be CUtensorMap's bytes");
+
+std::string tile() {
+  return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" +
+         std::to_string(kWgmmaM) + "x" + std::to_string(kBN) + "_s" + std::to_string(kStages) + "_int8";
+}
+
+// The error bound of the rung's precision model (registry): the scaled integers are off by at
+// most 2^-beta times their row's (column's) largest magnitude. plan(K)'s beta is the least the
+// rung keeps: the inputs' spread only adds bits (ozaki::checked_scales).
+double scaled_error(int64_t K) { return std::ldexp(1.0, -ozaki::plan(K).beta); }
+
+bool supports(const GemmArgs& a, std::string* why) {
+  if (!fits_int32(a, why) || !grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why)) return false;
+  // The TMA's coordinates are 32-bit: the residues of every modulus, stacked.
+  const int64_t rows = int64_t(ozaki::kMaxModuli) * std::max(ceil_div64(a.M, kBM) * kBM, ceil_div64(a.N, kBN) * kBN);
+  if (rows > INT32_MAX) {
+    if (why) *why = "M or N above 2^28: the stacked residues exceed the TMA's 32-bit coordinates";
+    return false;
+  }
+  return true;
+}
+
+#ifdef SGEMM_SM90A_BUILT
+// The driver's tensor-map encoder, through the runtime (no link against libcuda): asked once.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// A row-major [rows][cols] int8 matrix in the workspace, copied in boxes of box_rows x kBK with
+// the 128-byte swizzle that the wgmma descriptors expect.
+Status encode_map(const signed char* base, int64_t rows, int64_t cols, int box_rows, TmaMap* out, std::string* why) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (!encode) {
+    if (why) *why = "the driver offers no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver)";
+    return Status::kArch;
+  }
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
+  const cuuint64_t strides[1] = {cuuint64_t(cols)};                  // bytes from row to row
+  const cuuint32_t box[2] = {cuuint32_t(kBK), cuuint32_t(box_rows)};
+  const cuuint32_t elementStrides[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<signed char*>(base), dims, strides,
+                            box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    if (why) *why = "cuTensorMapEncodeTiled refused the workspace's layout (CUresult " + std::to_string(int(r)) + ")";
+    return Status::kCuda;
+  }
+  std::memcpy(out, &map, sizeof(map));
+  return Status::kOk;
+}
+
+// The residues and the INT8 GEMMs for NMod moduli, once the scales are known.
+template <int NMod>
+Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, unsigned* scratch, int64_t Mp,
+                     int64_t Np, int64_t Kp, cudaStream_t stream, std::string* why) {
+  const bool vec = vec4_ok(a, nullptr);
+  auto kernel = vec ? sgemm_29_epilogue_prefetch<NMod, true, kBM, kBN, kBK, kStages>
+                    : sgemm_29_epilogue_prefetch<NMod, false, kBM, kBN, kBK, kStages>;
+  if (const Status s = prepare(kernel, Config::kThreads, Config::kSmemBytes, nullptr, why); s != Status::kOk) return s;
+  signed char* resA = res;                   // [NMod][Mp][Kp]
+  signed char* resB = res + NMod * Mp * Kp;  // [NMod][Np][Kp]
+  TmaMap mapA, mapB;
+  Status s = encode_map(resA, NMod * Mp, Kp, kBM, &mapA, why);
+  if (s == Status::kOk) s = encode_map(resB, NMod * Np, Kp, kBN, &mapB, why);
+  if (s != Status::kOk) return s;
+  s = ozaki::residues<NMod>(a, sc, resA, Mp, resB, Np, Kp, stream);
+  const dim3 grid(unsigned(Np / kBN), unsigned(Mp / kBM));
+  kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(int(a.M), int(a.N), int(Kp / kBK), a.alpha, mapA, mapB,
+                                                            int(Mp), int(Np), sc.shiftA, sc.shiftB, a.beta, a.C,
+                                                            int(a.ldc), scratch);
+  return launch_status_after(s);
+}
+#endif
+
+Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+#ifndef SGEMM_SM90A_BUILT
+  (void)a;
+  (void)stream;
+  if (why) *why = "built without sm_90a (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
+  return Status::kArch;  // the wgmma kernel was not compiled for sm_90a in this build
+#else
+  // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
+  if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
+  // Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B,
+  // then the product's residues (n bytes per output of the padded C), each with room for
+  // kMaxModuli (n is known once the inputs' spread is).
+  const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
+  const size_t statBytes = ceil_div64(int64_t(ozaki::stats_bytes(a.M, a.N)), kSwizzleAtomBytes) * kSwizzleAtomBytes;
+  constexpr int64_t kMaxBytes = INT64_MAX / 2;  // no byte count below, nor their sum, passes 64 bits
+  if (Mp + Np > kMaxBytes / ozaki::kMaxModuli / Kp || Mp > kMaxBytes / ozaki::kMaxModuli / Np)
+    return Status::kOutOfMemory;
+  const size_t resBytes = size_t(ozaki::kMaxModuli * (Mp + Np) * Kp), scratchBytes = size_t(ozaki::kMaxModuli * Mp * Np);
+  const size_t bytes = statBytes + resBytes + scratchBytes;
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
+  ozaki::Scales sc;
+  ozaki::Plan plan;
+  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why);
+  signed char* res = static_cast<signed char*>(ws) + statBytes;
+  unsigned* scratch = reinterpret_cast<unsigned*>(res + resBytes);  // Kp is a multiple of 128: aligned
+  if (s == Status::kOk)
+    s = plan.moduli <= 7 ? launch_moduli<7>(a, sc, res, scratch, Mp, Np, Kp, stream, why)
+                         : launch_moduli<8>(a, sc, res, scratch, Mp, Np, Kp, stream, why);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+#endif
+}
+
+}  // namespace sgemm::rung29
+#endif
