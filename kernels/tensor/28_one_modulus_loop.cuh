@@ -6,7 +6,7 @@
 //   and the reduction of the 128 INT32 sums modulo m_l uses a multiply-high by a magic number
 //   computed once per modulus (ozaki::RuntimeModulus) instead of a division by a constant that
 //   the compiler specialises for each modulus in each copy of the loop.
-// WHY: rung 27's kernel is about 19,000 instructions (300 KB of SASS): seven copies of the K loop
+// WHY: rung 27's kernel is about 17,000 instructions (270 KB of SASS): seven copies of the K loop
 //   and of the reduction, ~2,500 straight-line instructions each. A copy runs once per modulus
 //   and tile, so every modulus starts by fetching its code from L2: per-block timestamps put a
 //   fixed ~10 us on each modulus (a quarter of the tile's time at 4096^3), and Nsight Compute

@@ -1,7 +1,8 @@
 // The Ozaki rungs' number machinery on the host (kernels/common/ozaki.cuh): both rebuilds, Garner's
 // digits (rungs 25-26) and the floating-point Chinese remainder theorem (rung 27 on), return the
 // integer whose residues they are given, over the whole range [-P/2, P/2): the CRT correctly
-// rounded to FP64, Garner within a few units in the last place. No GPU needed.
+// rounded to FP64, Garner within a few units in the last place. And rung 28's run-time reduction
+// keeps every sum's residue in a byte. No GPU needed.
 #define SGEMM_DEVICE_ONLY  // the helpers alone, not the launchers
 #include <cmath>
 #include <cstdint>
@@ -70,10 +71,6 @@ TEST(OzakiRebuild, SplitWeightsAreExact) {
     EXPECT_LT(C::low(w), std::ldexp(1.0, sgemm::ozaki::kCrtSplit));
   }
 }
-
-}  // namespace
-
-namespace {
 
 // Rung 28's run-time reduction: a residue of x in [-128, 127] for every modulus and |x| <= 2^30.
 TEST(OzakiRebuild, RuntimeModulusKeepsTheResidueInAByte) {
