@@ -33,6 +33,7 @@ SGEMM_DECLARE_RUNG(rung12)
 SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
 SGEMM_DECLARE_RUNG(rung15)
+SGEMM_DECLARE_RUNG(rung16)
 SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
@@ -135,6 +136,11 @@ const std::vector<Rung>& registry() {
        "the same bytes in fewer instructions: one address per B row for the cp.async copies, A stored as 64-bit row "
        "pairs",
        "sm_80", "sgemm_15_copy_instructions<true", kFp32, &rung15::tile, &rung15::supports, &rung15::launch, nullptr, kPacks},
+      {16, "16_last_wave_cut", kCuda, 15, "ffma/16_last_wave_cut.cuh", "The last wave cut along K",
+       "the tile rows of a partly empty last wave are cut along K into two more launches of the unchanged whole-tile "
+       "kernel, started early by programmatic dependent launch, and an add; a model of how blocks take slots picks "
+       "the cut",
+       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",

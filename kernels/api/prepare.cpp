@@ -53,6 +53,7 @@ Prepared prepare_once(const void* kernel, int threads, int smem_bytes, int devic
         err != cudaSuccess)
       return refuse(from_cuda(err), cudaGetErrorString(err));
   p.info.sms = attribute(cudaDevAttrMultiProcessorCount, device);
+  p.info.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, device);
   if (const cudaError_t err =
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p.info.blocks_per_sm, kernel, threads, size_t(smem_bytes));
       err != cudaSuccess)

@@ -45,6 +45,7 @@ bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);
 struct KernelInfo {
   int sms = 0;            // multiprocessors of the device
   int blocks_per_sm = 0;  // blocks of this kernel resident per SM at its threads and shared memory
+  int cc_major = 0;       // the device's compute capability, major part (9 on Hopper)
 };
 
 // Prepare `kernel`, launched with `threads` threads and `smem_bytes` of dynamic shared memory, on

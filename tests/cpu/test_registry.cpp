@@ -121,7 +121,7 @@ TEST(Registry, FindByIdOrSlug) {
     EXPECT_EQ(sgemm::find_rung(slug.substr(3)), &r);
   }
   EXPECT_EQ(sgemm::find_rung(-1), nullptr);
-  EXPECT_EQ(sgemm::find_rung(16), nullptr);  // between the tracks
+  EXPECT_EQ(sgemm::find_rung(19), nullptr);  // between the tracks
   EXPECT_EQ(sgemm::find_rung(100), nullptr);
   EXPECT_EQ(sgemm::find_rung("nope"), nullptr);
   EXPECT_EQ(sgemm::find_rung(""), nullptr);
@@ -150,9 +150,9 @@ TEST(Registry, CAbiMirrorsTheTable) {
   EXPECT_EQ(sgemm_ladder_kernel_id(-1), -1);
   EXPECT_EQ(sgemm_ladder_kernel_id(sgemm_ladder_kernel_count()), -1);
   EXPECT_EQ(sgemm_ladder_kernel_name(-1), nullptr);
-  EXPECT_EQ(sgemm_ladder_kernel_name(16), nullptr);
+  EXPECT_EQ(sgemm_ladder_kernel_name(19), nullptr);
   sgemm_ladder_kernel_desc d{};
-  EXPECT_EQ(sgemm_ladder_kernel_describe(16, &d), SGEMM_LADDER_ERR_UNKNOWN_KERNEL);
+  EXPECT_EQ(sgemm_ladder_kernel_describe(19, &d), SGEMM_LADDER_ERR_UNKNOWN_KERNEL);
   EXPECT_EQ(sgemm_ladder_kernel_describe(7, nullptr), SGEMM_LADDER_ERR_NULL_POINTER);
   EXPECT_STREQ(sgemm_ladder_version(), SGEMM_LADDER_VERSION);
 }
