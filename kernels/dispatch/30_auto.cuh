@@ -1,6 +1,6 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
-// BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 15, included) in four
+// BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 16, included) in four
 //   tile configurations and as split-K, plus a GEMV of its own and the library's repack
 //   (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
@@ -29,13 +29,13 @@
 #include "tuned/tuned.cuh"
 #endif
 
-// The capstone's kernels, without its launcher (rung 15's own translation unit has that).
+// The capstone's kernels, without its launcher (rung 16's own translation unit has that).
 #ifndef SGEMM_DEVICE_ONLY
 #define SGEMM_DEVICE_ONLY
-#include "ffma/15_copy_instructions.cuh"
+#include "ffma/16_last_wave_cut.cuh"
 #undef SGEMM_DEVICE_ONLY
 #else
-#include "ffma/15_copy_instructions.cuh"
+#include "ffma/16_last_wave_cut.cuh"
 #endif
 
 namespace sgemm::rung30 {
@@ -208,8 +208,8 @@ sgemm_30_split_k(int M, int N, int K, const float* A, int lda, const float* B, i
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, ceil_div(g.K, Cfg::BK));
   const stream_k::Partials none{nullptr, nullptr};
   if ((blockIdx.y + 1) * Cfg::BM <= M && (blockIdx.x + 1) * Cfg::BN <= N && g.K % Cfg::BK == 0)
-    rung15::compute_tile<kVec, Cfg, false>(smem, g, u, none);
-  else rung15::compute_tile<kVec, Cfg, true>(smem, g, u, none);
+    rung16::compute_tile<kVec, Cfg, false>(smem, g, u, none);
+  else rung16::compute_tile<kVec, Cfg, true>(smem, g, u, none);
 }
 
 // C = alpha * (W[0] + ... + W[splits - 1]) + beta * C. Lane x of a block owns one group of four
@@ -256,23 +256,25 @@ sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, 
 #include <utility>
 #include <vector>
 
+#include "common/cut_plan.hpp"
 #include "common/dispatch.hpp"
 #include "tuned/dispatch.cuh"
 
-namespace sgemm::rung15 {  // the capstone's launcher and model, from its own translation unit
+namespace sgemm::rung16 {  // the capstone's launcher and model, from its own translation unit
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why);
+Status plan_of(const GemmArgs& a, cut::Plan* p, std::string* why);
 stream_k::Model model();
 int min_blocks_per_sm();
-}  // namespace sgemm::rung15
+}  // namespace sgemm::rung16
 
 namespace sgemm::rung30 {
 
 using T = tuned::Rung10;  // the capstone's tile
-using Capstone = rung15::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
+using Capstone = rung16::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
 // Other tiles for the capstone's kernels: few rows, few columns, small problems (also split-K's).
-using FewRows = rung15::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
-using FewCols = rung15::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
-using Small = rung15::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
+using FewRows = rung16::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
+using FewCols = rung16::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
+using Small = rung16::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 
 enum class Kind { kTiles, kSplitK, kGemv, kRepack };
@@ -294,7 +296,7 @@ struct Candidate {
 };
 const std::vector<Candidate>& candidates();
 
-// The capstone's kernels are instantiated in rung 15's own translation unit, not here: its
+// The capstone's kernels are instantiated in rung 16's own translation unit, not here: its
 // residency comes from its launch bounds.
 Status prepare_capstone(const GemmArgs&, KernelInfo* info, std::string*) {
   int device = 0;
@@ -302,24 +304,24 @@ Status prepare_capstone(const GemmArgs&, KernelInfo* info, std::string*) {
   if (const cudaError_t err = cudaDeviceGetAttribute(&info->sms, cudaDevAttrMultiProcessorCount, device);
       err != cudaSuccess)
     return from_cuda(err);
-  info->blocks_per_sm = rung15::min_blocks_per_sm();
+  info->blocks_per_sm = rung16::min_blocks_per_sm();
   return Status::kOk;
 }
 
 template <class Cfg>
 Status prepare_tiles(const GemmArgs& a, KernelInfo* info, std::string* why) {
   const bool vec = vec4_ok(a, nullptr);
-  auto shares = vec ? rung15::sgemm_15_copy_instructions_shares<true, Cfg>
-                    : rung15::sgemm_15_copy_instructions_shares<false, Cfg>;
-  auto whole = vec ? rung15::sgemm_15_copy_instructions<true, Cfg> : rung15::sgemm_15_copy_instructions<false, Cfg>;
+  auto shares = vec ? rung16::sgemm_16_last_wave_cut_shares<true, Cfg>
+                    : rung16::sgemm_16_last_wave_cut_shares<false, Cfg>;
+  auto whole = vec ? rung16::sgemm_16_last_wave_cut<true, Cfg> : rung16::sgemm_16_last_wave_cut<false, Cfg>;
   if (const Status s = prepare(whole, Cfg::kThreads, Cfg::kSmemBytes, nullptr, why); s != Status::kOk) return s;
   return prepare(shares, Cfg::kThreads, Cfg::kSmemBytes, info, why);
 }
 
-// The stream-K model of a tile: rung 15's, for its tile.
+// The stream-K model of a tile: rung 16's, for its tile.
 template <class Cfg>
 stream_k::Model model_of() {
-  return {Cfg::BM, Cfg::BN, Cfg::BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
+  return {Cfg::BM, Cfg::BN, Cfg::BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
 }
 
 template <class Cfg>
@@ -327,9 +329,9 @@ Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   KernelInfo info;
   if (const Status s = prepare_tiles<Cfg>(a, &info, why); s != Status::kOk) return s;
   const bool vec = vec4_ok(a, nullptr);
-  auto whole = vec ? rung15::sgemm_15_copy_instructions<true, Cfg> : rung15::sgemm_15_copy_instructions<false, Cfg>;
-  auto shares = vec ? rung15::sgemm_15_copy_instructions_shares<true, Cfg>
-                    : rung15::sgemm_15_copy_instructions_shares<false, Cfg>;
+  auto whole = vec ? rung16::sgemm_16_last_wave_cut<true, Cfg> : rung16::sgemm_16_last_wave_cut<false, Cfg>;
+  auto shares = vec ? rung16::sgemm_16_last_wave_cut_shares<true, Cfg>
+                    : rung16::sgemm_16_last_wave_cut_shares<false, Cfg>;
   const stream_k::Plan p = stream_k::plan(model_of<Cfg>(), a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
   return stream_k::launch(p, model_of<Cfg>(), whole, shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream);
 }
@@ -587,7 +589,7 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 
 const std::vector<Candidate>& candidates() {
   static const std::vector<Candidate> list = {  // in the order of the enum above
-      {"capstone", Kind::kTiles, Capstone::BM, Capstone::BN, Capstone::BK, &prepare_capstone, &rung15::launch},
+      {"capstone", Kind::kTiles, Capstone::BM, Capstone::BN, Capstone::BK, &prepare_capstone, &rung16::launch},
       {"few_rows", Kind::kTiles, FewRows::BM, FewRows::BN, FewRows::BK, &prepare_tiles<FewRows>, &launch_tiles<FewRows>},
       {"few_cols", Kind::kTiles, FewCols::BM, FewCols::BN, FewCols::BK, &prepare_tiles<FewCols>, &launch_tiles<FewCols>},
       {"small", Kind::kTiles, Small::BM, Small::BN, Small::BK, &prepare_tiles<Small>, &launch_tiles<Small>},
@@ -660,8 +662,16 @@ Terms model_terms(int c, const GemmArgs& a) {
     const Constants& k = device_constants();
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
   }
-  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung15::model().slabCost, rung15::model().minSlabsPerUnit};
+  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
+  cut::Plan cp;
+  if (c == int(kCapstone) && rung16::plan_of(a, &cp, &why) == Status::kOk && cp.cut()) {
+    // The capstone cuts the last wave: the cut plan's time, less what it charges every block
+    // besides its slabs (the whole-tile terms here charge none).
+    t.slabs = cp.slabTimes - cp.blockSlabs;
+    t.runs = true;
+    return t;
+  }
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
     t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
     t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
@@ -799,7 +809,7 @@ std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", f
                             ", repack to 16-byte rows"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-
-// aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 15.
+// aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 16.
 bool supports(const GemmArgs& a, std::string* why) { return fits_int32(a, why); }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
