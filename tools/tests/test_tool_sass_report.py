@@ -341,9 +341,11 @@ def test_real_cuobjdump_on_the_built_library(registry):
         pytest.skip("nvdisasm not found")
     lines, version = sr.run_cuobjdump(common.DEFAULT_LIB)
     report = sr.build_report(lines, str(common.DEFAULT_LIB), version, registry)
-    rungs = [r["rung"] for r in report["rungs"]]
+    # Kernel 0's file (cuBLAS) compiles helper kernels of ours (the Ozaki baseline's residues), no FFMA loop.
+    ours = [r for r in report["rungs"] if r["rung"] != 0]
+    rungs = [r["rung"] for r in ours]
     assert rungs and rungs[0] == 1 and rungs == sorted(set(rungs))
-    assert all(r["counts"]["FFMA"] > 0 for r in report["rungs"])
+    assert all(r["counts"]["FFMA"] > 0 for r in ours)
 
 
 def test_finds_the_pypi_wheels_in_site_packages(tmp_path, monkeypatch):
