@@ -45,17 +45,26 @@ inline int64_t run(Slots& slots, const Launch& l) {
   return end;
 }
 
-// When the last block of `launches` ends, all `slots` free at time 0. `overlap`: a launch's blocks
-// take slots while the previous launch's last blocks still run (programmatic dependent launch, sm_90
-// and newer); otherwise a launch starts when every block before it has ended.
-inline int64_t makespan(const std::vector<Launch>& launches, int64_t slots, bool overlap) {
-  Slots free{{0, slots}};
-  int64_t end = 0;
+// When the last block of `launches` ends, starting from slots `free` and a last block so far that
+// ends at `end`. `overlap`: a launch's blocks take slots while the previous launch's last blocks
+// still run (programmatic dependent launch, sm_90 and newer); otherwise a launch starts when every
+// block before it has ended.
+inline int64_t makespan(Slots free, int64_t end, const std::vector<Launch>& launches, bool overlap) {
+  const int64_t slots = [&] {
+    int64_t n = 0;
+    for (const auto& [t, count] : free) n += count;
+    return n;
+  }();
   for (const Launch& l : launches) {
     if (!overlap) free = Slots{{end, slots}};
     if (l.count > 0) end = std::max(end, run(free, l));
   }
   return end;
+}
+
+// The same from an empty device: all `slots` free at time 0.
+inline int64_t makespan(const std::vector<Launch>& launches, int64_t slots, bool overlap) {
+  return makespan(Slots{{0, slots}}, 0, launches, overlap);
 }
 
 struct Plan {
@@ -103,11 +112,9 @@ inline Plan plan(const stream_k::Model& m, int64_t M, int64_t N, int64_t K, int6
   // Every cut slab when K has few slabs, about 256 evenly spaced ones when it has many.
   const int64_t step = std::max<int64_t>(1, kTiles / 256);
   for (int64_t S = m.minSlabsPerUnit; S <= kTiles - m.minSlabsPerUnit; S += step) {
-    int64_t end = wholeEnd;
-    Slots free = overlap ? afterWhole : Slots{{wholeEnd, slots}};
-    end = std::max(end, run(free, {cutTiles, S * kTicksPerSlab + block}));
-    if (!overlap) free = Slots{{end, slots}};
-    end = std::max(end, run(free, {cutTiles, (kTiles - S) * kTicksPerSlab + block}));
+    const int64_t end = makespan(
+        afterWhole, wholeEnd, {{cutTiles, S * kTicksPerSlab + block}, {cutTiles, (kTiles - S) * kTicksPerSlab + block}},
+        overlap);
     const double t = double(end) / double(kTicksPerSlab) + addSlabs;
     if (t < best) {
       best = t;
