@@ -662,8 +662,6 @@ Terms model_terms(int c, const GemmArgs& a) {
     const Constants& k = device_constants();
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
   }
-  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
-  const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
   cut::Plan cp;
   if (c == int(kCapstone) && rung16::plan_of(a, &cp, &why) == Status::kOk && cp.cut()) {
     // The capstone cuts the last wave: the cut plan's time, less what it charges every block
@@ -672,6 +670,8 @@ Terms model_terms(int c, const GemmArgs& a) {
     t.runs = true;
     return t;
   }
+  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
+  const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
     t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
     t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
