@@ -179,19 +179,22 @@ Status run_on_copies(const GemmArgs& a, const PackPlan& p, cudaStream_t stream,
   char* base = static_cast<char*>(ws);
   const int M = int(a.M), N = int(a.N), K = int(a.K);
   GemmArgs g = p.args;
+  // The copies' rows are written whole, padding (zeros) included: a kernel's 16-byte cp.async at
+  // a row's end reads only the floats inside the row, but compute-sanitizer's initcheck counts all
+  // 16 bytes as read, and an uninitialised pad would be reported on every ragged shape.
   RepackJob in[3];
   int jobs = 0;
   if (p.a) {
     g.A = reinterpret_cast<float*>(base);
-    in[jobs++] = {M, K, a.A, int(a.lda), M, K, const_cast<float*>(g.A), int(g.lda)};
+    in[jobs++] = {M, K, a.A, int(a.lda), M, int(g.lda), const_cast<float*>(g.A), int(g.lda)};
   }
   if (p.b) {
     g.B = reinterpret_cast<float*>(base + p.offB);
-    in[jobs++] = {K, N, a.B, int(a.ldb), K, N, const_cast<float*>(g.B), int(g.ldb)};
+    in[jobs++] = {K, N, a.B, int(a.ldb), K, int(g.ldb), const_cast<float*>(g.B), int(g.ldb)};
   }
   if (p.c) {
     g.C = reinterpret_cast<float*>(base + p.offC);
-    if (a.beta != 0) in[jobs++] = {M, N, a.C, int(a.ldc), M, N, g.C, int(g.ldc)};  // beta reads C
+    if (a.beta != 0) in[jobs++] = {M, N, a.C, int(a.ldc), M, int(g.ldc), g.C, int(g.ldc)};  // beta reads C
   }
   Status s = Status::kOk;
   for (int i = 0; i < jobs && s == Status::kOk; i += 2) s = repack(in[i], i + 1 < jobs ? in[i + 1] : RepackJob{}, stream);
