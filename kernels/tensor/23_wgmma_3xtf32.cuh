@@ -10,6 +10,7 @@
 //   operands from shared memory through descriptors: no LDS and no split arithmetic in the
 //   loop. (4) Each slab's wgmmas start from zero and their sum is added to FP32 registers with
 //   FADD (round-to-nearest): the tensor core's own accumulation truncates.
+//   The descriptor and wgmma's fence / commit / wait are Hopper machinery: common/hopper.cuh.
 // WHY: rung 22 loads every fragment with LDS and splits it in registers before each mma.sync,
 //   so loads and split arithmetic compete with the MMAs for issue slots, and a warp-wide
 //   mma.sync cannot feed Hopper's tensor cores at their wgmma rate. wgmma reads its operands
@@ -24,6 +25,7 @@
 #pragma once
 
 #include "common/common.cuh"
+#include "common/hopper.cuh"
 #include "common/tf32.cuh"
 
 namespace sgemm::rung23 {
@@ -33,9 +35,6 @@ constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warp
 constexpr int kWgmmaN = 128;                      // columns of wgmma m64n128k8
 constexpr int kWgmmaK = 8;                        // k of one TF32 wgmma
 constexpr int kChunkBytes = 16;                   // one cp.async, one cell of the swizzle
-constexpr int kSwizzleBytes = 128;                // 128B swizzle: one swizzled row
-constexpr int kSwizzleRows = 8;                   // rows before the XOR pattern repeats
-constexpr int kSwizzleAtomBytes = kSwizzleBytes * kSwizzleRows;  // 1024: the swizzle atom
 // Accumulator fragment of wgmma m64nNk8 .f32 (PTX ISA, "Register Fragments"): warp w of the
 // warpgroup owns rows 16w..16w+15; lane l holds rows l/4 and l/4+8, columns 8j + 2(l%4) + {0,1}.
 constexpr int kRowsPerWarp = 16;   // accumulator rows per warp
@@ -170,30 +169,10 @@ __device__ __forceinline__ void load_stage(unsigned char* sStage, const float* g
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format" of wgmma) for a K-major
-// tile in the 128B swizzle: bits 0-13 start address >> 4; bits 16-29 leading byte offset >> 4
-// (not used by swizzled K-major layouts, set to 1); bits 32-45 stride byte offset >> 4 (1024:
-// from one 8-row atom to the next); bits 49-51 base offset 0 (atoms start 1024-byte aligned);
-// bits 62-63 swizzle mode, 1 = 128B.
-__device__ __forceinline__ unsigned long long make_desc(unsigned smemAddr) {
-  constexpr unsigned kAddrMask = 0x3FFFF;  // the 18 address bits the descriptor encodes
-  constexpr int kEncodeShift = 4;          // addresses and offsets are in 16-byte units
-  constexpr unsigned long long kLeadingByteOffset = 1, kSwizzle128B = 1;
-  constexpr int kLboBit = 16, kSboBit = 32, kSwizzleBit = 62;
-  return (unsigned long long)((smemAddr & kAddrMask) >> kEncodeShift) | (kLeadingByteOffset << kLboBit) |
-         ((unsigned long long)(kSwizzleAtomBytes >> kEncodeShift) << kSboBit) | (kSwizzle128B << kSwizzleBit);
-}
-
 // Order this thread's prior generic-proxy writes to shared memory (cp.async included) before
 // later async-proxy reads (wgmma); each writing thread issues it before the barrier.
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 
 // d = A * B + (accumulate ? d : 0) for the warpgroup: A 64 x 8 and B 8 x 128 (stored N x K),

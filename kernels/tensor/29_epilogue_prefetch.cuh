@@ -18,6 +18,7 @@
 #pragma once
 
 #include "common/common.cuh"
+#include "common/hopper.cuh"
 #include "common/ozaki.cuh"
 
 namespace sgemm::rung29 {
@@ -26,9 +27,6 @@ constexpr int kWarpgroupThreads = 4 * kWarpSize;  // a warpgroup: 4 consecutive 
 constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warpgroup)
 constexpr int kWgmmaN = 256;                      // columns of wgmma m64n256k32
 constexpr int kWgmmaK = 32;                       // k of one INT8 wgmma
-constexpr int kSwizzleBytes = 128;                // 128B swizzle: one swizzled row
-constexpr int kSwizzleRows = 8;                   // rows before the XOR pattern repeats
-constexpr int kSwizzleAtomBytes = kSwizzleBytes * kSwizzleRows;  // 1024: the swizzle atom
 // Accumulator fragment of wgmma m64nNk32 .s32 (the same as .f32's) (PTX ISA, "Register Fragments"): warp w of the
 // warpgroup owns rows 16w..16w+15; lane l holds rows l/4 and l/4+8, columns 8j + 2(l%4) + {0,1}.
 constexpr int kRowsPerWarp = 16;   // accumulator rows per warp
@@ -75,73 +73,9 @@ struct Tile {
   static_assert(Stages >= 2, "a pipeline needs at least two stages");
 };
 
-// A CUtensorMap (the TMA's description of a tensor in global memory: base, sizes, strides, box,
-// swizzle), 128 opaque bytes that the host encodes and the kernel receives as a __grid_constant__
-// parameter. Declared here so that the kernel needs no driver header.
-struct alignas(128) TmaMap {
-  unsigned long long bytes[16];
-};
-
 // ---- main kernel: TMA producer, wgmma consumers, an mbarrier ring ---------------------------------
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format" of wgmma) for a K-major
-// tile in the 128B swizzle: bits 0-13 start address >> 4; bits 16-29 leading byte offset >> 4
-// (not used by swizzled K-major layouts, set to 1); bits 32-45 stride byte offset >> 4 (1024:
-// from one 8-row atom to the next); bits 49-51 base offset 0 (atoms start 1024-byte aligned);
-// bits 62-63 swizzle mode, 1 = 128B.
-__device__ __forceinline__ unsigned long long make_desc(unsigned smemAddr) {
-  constexpr unsigned kAddrMask = 0x3FFFF;  // the 18 address bits the descriptor encodes
-  constexpr int kEncodeShift = 4;          // addresses and offsets are in 16-byte units
-  constexpr unsigned long long kLeadingByteOffset = 1, kSwizzle128B = 1;
-  constexpr int kLboBit = 16, kSboBit = 32, kSwizzleBit = 62;
-  return (unsigned long long)((smemAddr & kAddrMask) >> kEncodeShift) | (kLeadingByteOffset << kLboBit) |
-         ((unsigned long long)(kSwizzleAtomBytes >> kEncodeShift) << kSboBit) | (kSwizzle128B << kSwizzleBit);
-}
-
-// mbarriers in shared memory (PTX ISA, "mbarrier"): a phase completes when `count` threads have
-// arrived and every byte announced with expect_tx has landed; waiters name the phase's parity.
-__device__ __forceinline__ void mbar_init(unsigned bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// Make the initialised barriers visible to the async proxy (the TMA) before any copy uses them.
-__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-// The producer's arrival on a "full" barrier, announcing the bytes the TMA will deliver to it.
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Spin until the phase of parity `parity` has completed (a fresh barrier counts the phase
-// before its first as completed: waiting for parity 1 returns at once).
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n"
-      "}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-// One TMA copy: the box at (col, row) of the 2-D tensor `map` into shared memory at `dst`,
-// completing `bytes` of barrier `bar`'s transaction count when it lands.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap* map, int col, int row, unsigned bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
-          dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
-      : "memory");
-}
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-}
 
 // d = A * B + (accumulate ? d : 0) for the warpgroup: A 64 x 32 and B 32 x 256 (stored N x K),
 // both int8 in shared memory, exact INT32 sums.
@@ -338,17 +272,12 @@ sgemm_29_epilogue_prefetch(int M, int N, int kTiles, float alpha, const __grid_c
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
-#include <cstring>
-#include <cuda.h>          // CUtensorMap and its enums
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include "common/launch.hpp"
 
 namespace sgemm::rung29 {
 
 constexpr int kBM = 128, kBN = 256, kBK = 128, kStages = 4;
 using Config = Tile<kBM, kBN, kBK, kStages>;
-static_assert(sizeof(TmaMap) == sizeof(CUtensorMap) && alignof(TmaMap) == alignof(CUtensorMap),
-              "TmaMap must be CUtensorMap's bytes");
 
 std::string tile() {
   return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" +
@@ -372,44 +301,6 @@ bool supports(const GemmArgs& a, std::string* why) {
 }
 
 #ifdef SGEMM_SM90A_BUILT
-// The driver's tensor-map encoder, through the runtime (no link against libcuda): asked once.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
-}
-
-// A row-major [rows][cols] int8 matrix in the workspace, copied in boxes of box_rows x kBK with
-// the 128-byte swizzle that the wgmma descriptors expect.
-Status encode_map(const signed char* base, int64_t rows, int64_t cols, int box_rows, TmaMap* out, std::string* why) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-  if (!encode) {
-    if (why) *why = "the driver offers no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver)";
-    return Status::kArch;
-  }
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
-  const cuuint64_t strides[1] = {cuuint64_t(cols)};                  // bytes from row to row
-  const cuuint32_t box[2] = {cuuint32_t(kBK), cuuint32_t(box_rows)};
-  const cuuint32_t elementStrides[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<signed char*>(base), dims, strides,
-                            box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    if (why) *why = "cuTensorMapEncodeTiled refused the workspace's layout (CUresult " + std::to_string(int(r)) + ")";
-    return Status::kCuda;
-  }
-  std::memcpy(out, &map, sizeof(map));
-  return Status::kOk;
-}
-
 // The residues and the INT8 GEMMs for NMod moduli, once the scales are known.
 template <int NMod>
 Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, unsigned* scratch, int64_t Mp,
@@ -421,8 +312,8 @@ Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* re
   signed char* resA = res;                   // [NMod][Mp][Kp]
   signed char* resB = res + NMod * Mp * Kp;  // [NMod][Np][Kp]
   TmaMap mapA, mapB;
-  Status s = encode_map(resA, NMod * Mp, Kp, kBM, &mapA, why);
-  if (s == Status::kOk) s = encode_map(resB, NMod * Np, Kp, kBN, &mapB, why);
+  Status s = encode_map(resA, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, NMod * Mp, Kp, kBM, kBK, &mapA, why);
+  if (s == Status::kOk) s = encode_map(resB, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, NMod * Np, Kp, kBN, kBK, &mapB, why);
   if (s != Status::kOk) return s;
   s = ozaki::residues<NMod>(a, sc, resA, Mp, resB, Np, Kp, stream);
   const dim3 grid(unsigned(Np / kBN), unsigned(Mp / kBM));
