@@ -18,42 +18,46 @@ namespace {
 
 constexpr int kRepackThreads = 256;
 constexpr int kRepackCols = 4;    // consecutive columns of a group: one 16-byte access on an aligned side
-constexpr int kRepackGroups = 2;  // groups a thread has in flight before it stores
+constexpr int kRepackGroups = 4;  // groups a thread has in flight before it stores
 
-// Threads run along a row (coalesced), kRepackGroups groups of kRepackCols columns each; blocks
-// down the rows (grid y) and over the two jobs (z). kVecLoad / kVecStore: the sources' /
+// The destination as one run of groups of kRepackCols columns, row after row: consecutive
+// threads take consecutive groups (coalesced), and every thread has kRepackGroups groups in flight
+// whatever the matrix's width. Grid y: the two jobs. kVecLoad / kVecStore: the sources' /
 // destinations' rows are 16-byte aligned, so a group moves as one float4 there; the other side
 // moves single floats. The destination's columns past dcols are never written.
 template <bool kVecLoad, bool kVecStore>
 __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, RepackJob second) {
-  const RepackJob& j = blockIdx.z == 0 ? first : second;
-  const int stride = int(gridDim.x) * kRepackThreads * kRepackCols;
-  for (int r = blockIdx.y; r < j.drows; r += gridDim.y) {
-    const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
-    float* d = j.dst + int64_t(r) * j.ldd;
-    for (int c0 = (blockIdx.x * kRepackThreads + threadIdx.x) * kRepackCols; c0 < j.dcols; c0 += kRepackGroups * stride) {
-      float v[kRepackGroups][kRepackCols];
+  const RepackJob& j = blockIdx.y == 0 ? first : second;
+  const int64_t groupsPerRow = ceil_div(j.dcols, kRepackCols);
+  const int64_t total = int64_t(j.drows) * groupsPerRow;
+  const int64_t step = int64_t(gridDim.x) * kRepackThreads;
+  for (int64_t g0 = int64_t(blockIdx.x) * kRepackThreads + threadIdx.x; g0 < total; g0 += kRepackGroups * step) {
+    float v[kRepackGroups][kRepackCols];
 #pragma unroll
-      for (int g = 0; g < kRepackGroups; ++g) {
-        const int c = c0 + g * stride;
-        if (kVecLoad && r < j.rows && c + kRepackCols <= j.cols) {
-          const float4 f = load_f4(s + c);
-          v[g][0] = f.x, v[g][1] = f.y, v[g][2] = f.z, v[g][3] = f.w;
-        } else {
+    for (int g = 0; g < kRepackGroups; ++g) {
+      const int64_t group = g0 + g * step;
+      const int r = int(group / groupsPerRow), c = int(group % groupsPerRow) * kRepackCols;
+      const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
+      if (kVecLoad && group < total && r < j.rows && c + kRepackCols <= j.cols) {
+        const float4 f = load_f4(s + c);
+        v[g][0] = f.x, v[g][1] = f.y, v[g][2] = f.z, v[g][3] = f.w;
+      } else {
 #pragma unroll
-          for (int i = 0; i < kRepackCols; ++i) v[g][i] = r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
-        }
+        for (int i = 0; i < kRepackCols; ++i) v[g][i] = group < total && r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
       }
+    }
 #pragma unroll
-      for (int g = 0; g < kRepackGroups; ++g) {
-        const int c = c0 + g * stride;
-        if (kVecStore && c + kRepackCols <= j.dcols) {
-          *reinterpret_cast<float4*>(d + c) = make_float4(v[g][0], v[g][1], v[g][2], v[g][3]);
-        } else {
+    for (int g = 0; g < kRepackGroups; ++g) {
+      const int64_t group = g0 + g * step;
+      if (group >= total) break;
+      const int r = int(group / groupsPerRow), c = int(group % groupsPerRow) * kRepackCols;
+      float* d = j.dst + int64_t(r) * j.ldd;
+      if (kVecStore && c + kRepackCols <= j.dcols) {
+        *reinterpret_cast<float4*>(d + c) = make_float4(v[g][0], v[g][1], v[g][2], v[g][3]);
+      } else {
 #pragma unroll
-          for (int i = 0; i < kRepackCols; ++i)
-            if (c + i < j.dcols) d[c + i] = v[g][i];
-        }
+        for (int i = 0; i < kRepackCols; ++i)
+          if (c + i < j.dcols) d[c + i] = v[g][i];
       }
     }
   }
@@ -138,16 +142,16 @@ bool dst_vec(const RepackJob& j) { return j.dst == nullptr || rows_aligned(j.dst
 
 template <bool kVecLoad, bool kVecStore>
 Status repack_launch(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
-  const int dcols = std::max(first.dcols, second.dcols), drows = std::max(first.drows, second.drows);
+  auto groups = [](const RepackJob& j) { return int64_t(j.drows) * ceil_div(j.dcols, kRepackCols); };
   KernelInfo info;  // the SM count, asked once per device
   std::string why;
   if (const Status s = prepare(repack_rows<kVecLoad, kVecStore>, kRepackThreads, 0, &info, &why); s != Status::kOk)
     return s;
-  const int columnBlocks = ceil_div(dcols, kRepackThreads * kRepackCols * kRepackGroups);
-  const int wanted = 8 * info.sms;  // blocks per matrix: a few per SM
-  const dim3 grid(unsigned(std::min(columnBlocks, wanted)),
-                  unsigned(std::clamp(wanted / std::max(1, columnBlocks), 1, std::min(drows, 65535))),
-                  second.dst != nullptr ? 2u : 1u);
+  const int64_t perThread = int64_t(kRepackThreads) * kRepackGroups;
+  const int64_t needed = (std::max(groups(first), second.dst != nullptr ? groups(second) : 0) + perThread - 1) / perThread;
+  const int jobs = second.dst != nullptr ? 2 : 1;
+  const int64_t resident = int64_t(info.sms) * info.blocks_per_sm / jobs;  // one wave; threads loop beyond it
+  const dim3 grid(unsigned(std::clamp<int64_t>(needed, 1, std::max<int64_t>(resident, 1))), unsigned(jobs));
   repack_rows<kVecLoad, kVecStore><<<grid, kRepackThreads, 0, stream>>>(first, second);
   return launch_status();
 }
