@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include "common/common.cuh"
+#include "common/launch.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device_info.hpp"
 #include "harness/problem.hpp"
@@ -144,7 +145,7 @@ __device__ __forceinline__ void load_slab(float (&sA)[BK][BM], float (&sB)[BK][B
     if constexpr (kFault == Fault::kOobRead)
       v = *reinterpret_cast<const float4*>(src + k0 + aCol);  // FAULT: oob-read: unguarded, no `gRow < M`
     else
-      v = kGuard ? load4_or_zero(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
+      v = kGuard ? load4_or_zero<true>(src, k0 + aCol, K, gRow < M) : load_f4(src + k0 + aCol);
     sA[aCol + 0][aRow + r] = v.x;  // transpose: four scalar stores
     sA[aCol + 1][aRow + r] = v.y;
     sA[aCol + 2][aRow + r] = v.z;
@@ -154,7 +155,7 @@ __device__ __forceinline__ void load_slab(float (&sA)[BK][BM], float (&sB)[BK][B
   for (int r = 0; r < BK; r += T::kRowsB) {
     const int gRow = k0 + bRow + r;
     const float* src = B + int64_t(gRow) * ldb;
-    store_f4(&sB[bRow + r][bCol], kGuard ? load4_or_zero(src, n0 + bCol, N, gRow < K) : load_f4(src + n0 + bCol));
+    store_f4(&sB[bRow + r][bCol], kGuard ? load4_or_zero<true>(src, n0 + bCol, N, gRow < K) : load_f4(src + n0 + bCol));
   }
 }
 
@@ -214,7 +215,7 @@ __device__ __forceinline__ void block_tile(float (&sA)[BK][BM], float (&sB)[BK][
                                        epilogue(alpha, acc.z, beta, c + 2), epilogue(alpha, acc.w, beta, c + 3));
         *reinterpret_cast<float4*>(c) = out;  // FAULT: oob-write: unguarded 128-bit store, no column count
       } else {
-        store4_epilogue(c, kGuard ? N - col : kVecWidth, alpha, acc, beta);
+        store4_epilogue<true>(c, kGuard ? N - col : kVecWidth, alpha, acc, beta);
       }
     }
   }
@@ -449,6 +450,9 @@ int run(const Options& o) {
     std::string why;
     if (!base->supports(probe, &why))
       return usage_error(std::string("rung ") + base->slug + " cannot run " + shape.str() + ": " + why);
+    // The copy of rung 06 keeps only its 128-bit path (the rung picks kVec at launch).
+    if (rung == 6 && !vec4_ok(probe, &why))
+      return usage_error("the fault lab's copy of rung 06 moves four floats per access: " + why);
   }
 
   std::printf("fault lab: injecting %s into rung %s -> kernel %s (bench/fault_lab.cu, the lines marked "
