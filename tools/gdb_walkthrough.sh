@@ -80,8 +80,8 @@ if [ "$dry" = 0 ] && ! grep -qs '^SGEMM_LADDER_DEVICE_DEBUG:BOOL=ON' "$build_dir
 fi
 
 # The rung: slug and tile from the registry (sgemm_bench --list: id slug tile lesson...).
-row=$("$bench" --list | awk -v id="$kernel" '$1 == id { print $2, $3 }')
-[ -n "$row" ] || die "no rung $kernel; valid: $("$bench" --list | awk 'NR > 1 { printf "%s ", $1 }')"
+row=$("$bench" --list | awk -v id="$kernel" '/^[0-9]/ && $1 == id { print $2, $3 }')
+[ -n "$row" ] || die "no rung $kernel; valid: $("$bench" --list | awk '/^[0-9]/ { printf "%s ", $1 }')"
 read -r slug tile _ <<<"$row"
 file=$(ls "$root"/kernels/*/"$slug.cuh" 2>/dev/null | head -n 1)
 [ -f "$file" ] || die "kernels/*/$slug.cuh not found"

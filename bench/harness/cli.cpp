@@ -111,6 +111,18 @@ Problem list_of(Problem item) {
   };
 }
 
+// One of a fixed set of words, in the same one-line form as every other refusal (CLI11's own
+// IsMember words its message differently from one CLI11 version to the next).
+Problem one_of(std::vector<std::string> words) {
+  return [words](const std::string& text) {
+    for (const std::string& w : words)
+      if (text == w) return std::string();
+    std::string list;
+    for (const std::string& w : words) list += (list.empty() ? "" : ", ") + w;
+    return "'" + text + "' is not one of " + list;
+  };
+}
+
 // Found out now, before any GPU work: a path Google Benchmark could not open would only fail
 // after the run. An existing file is opened for append (left as it is); a new one is created
 // and removed again.
@@ -234,20 +246,47 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
   return out;
 }
 
+// Words of `text` in lines of at most `width` characters (a longer word gets a line of its own).
+std::vector<std::string> wrap_words(const std::string& text, size_t width) {
+  std::vector<std::string> lines{""};
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+  }
+  return lines;
+}
+
 std::string list_table() {
-  // Columns as wide as their longest entry plus two spaces, so a long tile never runs into the
-  // lesson (scripts read the columns with awk).
-  size_t slug_w = 4, tile_w = 4;
+  // One row per rung, at most kListWidth characters a line: id, slug, tile, then the lesson,
+  // wrapped onto indented lines. Scripts read the columns of the rows that start with an id
+  // (awk '/^[0-9]/'; continuation lines start with spaces). A rung with several tile
+  // configurations (the dispatch rung) shows "several" in the tile column and lists them on
+  // indented lines below its lesson.
+  constexpr size_t kListWidth = 120;
+  constexpr size_t kMinLesson = 40;
+  const std::string kSeveral = "several";
+  const auto one_tile = [](const std::string& t) { return t.find(' ') == std::string::npos; };
+  size_t slug_w = 4, tile_w = kSeveral.size();
   for (const Rung& r : registry()) {
     slug_w = std::max(slug_w, std::string(r.slug).size());
-    tile_w = std::max(tile_w, r.tile().size());
+    if (one_tile(r.tile())) tile_w = std::max(tile_w, r.tile().size());
   }
+  const size_t lesson_col = 4 + slug_w + 2 + tile_w + 2;
+  const size_t lesson_w = std::max(kMinLesson, kListWidth > lesson_col ? kListWidth - lesson_col : 0);
   std::ostringstream os;
   os << std::left << std::setw(4) << "id" << std::setw(int(slug_w + 2)) << "slug" << std::setw(int(tile_w + 2))
      << "tile" << "lesson\n";
-  for (const Rung& r : registry())
+  for (const Rung& r : registry()) {
+    const std::string tile = r.tile();
+    const std::string lesson = std::string(r.lesson) + (r.precision.fp32_accurate ? "" : " [NOT FP32-accurate]");
+    const std::vector<std::string> lines = wrap_words(lesson, lesson_w);
     os << std::left << std::setw(4) << r.id << std::setw(int(slug_w + 2)) << r.slug << std::setw(int(tile_w + 2))
-       << r.tile() << r.lesson << (r.precision.fp32_accurate ? "" : "  [NOT FP32-accurate]") << "\n";
+       << (one_tile(tile) ? tile : kSeveral) << lines[0] << "\n";
+    for (size_t i = 1; i < lines.size(); ++i) os << std::string(lesson_col, ' ') << lines[i] << "\n";
+    if (!one_tile(tile))
+      for (const std::string& line : wrap_words("tiles: " + tile, kListWidth - 4)) os << "    " << line << "\n";
+  }
   return os.str();
 }
 
@@ -288,12 +327,12 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--ldb", ldb_s, "leading dimension of B (default: N, dense rows)")->check(size);
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide")
-      ->check(CLI::IsMember({"uniform", "normal", "small_int", "wide"}));
+      ->check(validator(one_of({"uniform", "normal", "small_int", "wide"})));
   app.add_option("--packing", o.packing,
                  "unaligned operands of the rungs that allow it: auto (copied to aligned rows when the copies "
                  "cost at most a tenth of the product at peak), always, never (the rungs' 32-bit paths); "
                  "default auto")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(validator(one_of({"auto", "always", "never"})));
   const auto exponent = validator(integer_from(0, kMaxWideExponent));
   CLI::Option* wide_opt =
       app.add_option("--wide-exponent", o.wide_exponent,
@@ -342,16 +381,16 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--soak", o.soak_minutes, "soak: random shapes, alpha/beta and rungs for MINUTES, all verified")
       ->check(validator(real_where([](double v) { return v >= 0; }, "must be >= 0 minutes")));
   app.add_option("--inject-fault", o.fault, "run a deliberately broken kernel (fault-lab builds): oob-read, oob-write, race")
-      ->check(CLI::IsMember({"oob-read", "oob-write", "race"}));
+      ->check(validator(one_of({"oob-read", "oob-write", "race"})));
   // Google Benchmark's flags, as options of our own: each is honoured here or mapped onto ours.
   app.add_option("--benchmark_filter", o.filter, "run the rows whose names match this regular expression")
       ->check(validator(filter_problem));
   app.add_option("--benchmark_format", o.format, "stdout: console (the table), json or csv")
-      ->check(CLI::IsMember({"console", "json", "csv"}));
+      ->check(validator(one_of({"console", "json", "csv"})));
   CLI::Option* out_opt = app.add_option("--benchmark_out", o.out_path, "write the results to FILE")->check(writable);
   CLI::Option* out_format_opt =
       app.add_option("--benchmark_out_format", o.out_format, "format of --benchmark_out: json (default), csv, console")
-          ->check(CLI::IsMember({"json", "csv", "console"}))
+          ->check(validator(one_of({"json", "csv", "console"})))
           ->needs(out_opt);
   json_opt->excludes(out_opt)->excludes(out_format_opt);
   app.add_option("--benchmark_min_time", o.min_time, "the same as --min-time (a trailing 's' is accepted)")

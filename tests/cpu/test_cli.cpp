@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,12 +92,20 @@ TEST(Cli, SizesAndShapes) {
 TEST(Cli, ListPrintsEveryRung) {
   const ParseResult r = parse({"--list"});
   EXPECT_EQ(r.exit_code, kExitOk);
+  // Every word of every rung's slug, tile and lesson is there (lessons and lists of tiles wrap).
+  std::istringstream out(r.output);
+  std::set<std::string> words;
+  for (std::string w; out >> w;) words.insert(w);
   for (const sgemm::Rung& rung : sgemm::registry()) {
-    EXPECT_NE(r.output.find(rung.slug), std::string::npos);
-    EXPECT_NE(r.output.find(rung.lesson), std::string::npos);
-    EXPECT_NE(r.output.find(rung.tile()), std::string::npos);
-    EXPECT_NE(r.output.find(rung.tile() + "  "), std::string::npos) << "tile must not run into the lesson";
+    const std::string tile = rung.tile();
+    std::istringstream text(std::string(rung.slug) + " " + tile + " " + rung.lesson);
+    for (std::string w; text >> w;) EXPECT_TRUE(words.count(w)) << rung.slug << ": '" << w << "' is missing";
+    if (tile.find(' ') == std::string::npos)
+      EXPECT_NE(r.output.find(" " + tile + "  "), std::string::npos) << "tile must not run into the lesson";
   }
+  // No line wider than 120 characters; rows that start with an id carry the id, slug and tile.
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
 }
 
 TEST(Cli, HelpExitsZero) {

@@ -14,10 +14,10 @@ fail=0
 ok() { echo "ok:   $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 
-ids=$("$bench" --list | awk 'NR > 1 && $1 >= 3 { print $1 }')
+ids=$("$bench" --list | awk '/^[0-9]/ && $1 >= 3 { print $1 }')
 [ -n "$ids" ] || { echo "no rungs from 3 up in sgemm_bench --list"; exit 1; }
 for id in $ids; do
-  slug=$("$bench" --list | awk -v id="$id" '$1 == id { print $2 }')
+  slug=$("$bench" --list | awk -v id="$id" '/^[0-9]/ && $1 == id { print $2 }')
   if [ -f "$root/kernels/dispatch/$slug.cuh" ]; then
     out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
     if [ $? -eq 2 ] && grep -qF "picks a kernel per shape" <<<"$out"; then ok "rung $id refused: picks a kernel per shape"
