@@ -10,6 +10,10 @@
 #                                                      with cuda-gdb (target cudacore)
 #   tools/fault_lab.sh plain KIND     [--kernel 3|6]   the faulty kernel with no tool at all
 #   tools/fault_lab.sh all                             each of the above in turn
+#   tools/fault_lab.sh --dry-run COMMAND ...           no GPU work: print each command the real run
+#                                                      would run, and each faulty kernel's plan
+#                                                      (sgemm_bench stops before the GPU, exit 3);
+#                                                      checks the build and the tools it needs
 #
 # Builds nothing: it runs build/debug/bench/sgemm_bench, the debug preset's build (device code
 # with -G, so every report has source lines, and the fault lab compiled in):
@@ -34,6 +38,8 @@ coredump_flags=${FAULT_LAB_COREDUMP_FLAGS:-skip_nonrelocated_elf_images,skip_glo
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "fault_lab: $*" >&2; exit 2; }
 
+dry=0
+if [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
 cmd=${1:-}
 [ -n "$cmd" ] || { usage; exit 2; }
 shift
@@ -91,17 +97,46 @@ point_at_source() {  # LOG
   for l in $lines; do printf '  fault_lab.cu:%-4s %s\n' "$l" "$(sed -n "${l}p" "$source_file" | sed 's/^[[:space:]]*//')"; done
 }
 
+# --dry-run: the tool the real run needs, found or not (the dry run itself needs none of them).
+need_tool() {  # NAME
+  local p
+  p=$(find_tool "$1")
+  if [ "$dry" = 1 ]; then
+    echo "  ($1: ${p:-not found here; the real run needs it, from the CUDA Toolkit})" >&2
+    echo "${p:-$1}"
+    return
+  fi
+  [ -n "$p" ] || die "$1 not found: it ships with the CUDA Toolkit (/usr/local/cuda/bin)"
+  echo "$p"
+}
+
+# --dry-run: sgemm_bench prints the faulty kernel's plan, then stops before any GPU work (no
+# device visible: exit 3). Anything else (a usage error, a missing plan) fails the dry run.
+plan_only() {  # [bench args...]
+  local out rc
+  out=$(CUDA_VISIBLE_DEVICES= "$bench" "$@" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" | sed 's/^/  | /'
+  if [ "$rc" -ne 3 ] || ! grep -q '^fault lab: injecting ' <<<"$out"; then
+    echo "fault_lab: dry run: expected the plan and exit 3 (no GPU), got exit $rc" >&2
+    dry_failed=1
+  else
+    echo "  (dry run: the plan above; sgemm_bench stopped before the GPU, exit 3)"
+  fi
+}
+dry_failed=0
+
 sanitize() {  # TOOL KIND [bench args...]
   local tool=$1 kind=$2
   shift 2
   local sanitizer log rc
-  sanitizer=$(find_tool compute-sanitizer)
-  [ -n "$sanitizer" ] || die "compute-sanitizer not found: it ships with the CUDA Toolkit (/usr/local/cuda/bin)"
-  mkdir -p "$work"
+  sanitizer=$(need_tool compute-sanitizer) || exit 2
   log=$work/$tool-$kind.log
   local cmdline=("$sanitizer" --tool "$tool" --show-backtrace device --print-limit 2
                  "$bench" --inject-fault "$kind" "$@")
   show compute-sanitizer "${cmdline[@]:1}"
+  if [ "$dry" = 1 ]; then plan_only --inject-fault "$kind" "$@"; return 0; fi
+  mkdir -p "$work"
   "${cmdline[@]}" >"$log" 2>&1
   rc=$?
   trim 70 <"$log"
@@ -112,10 +147,7 @@ sanitize() {  # TOOL KIND [bench args...]
 
 coredump() {  # [bench args...]
   local gdb dump rc
-  gdb=$(find_tool cuda-gdb)
-  [ -n "$gdb" ] || die "cuda-gdb not found: it ships with the CUDA Toolkit (/usr/local/cuda/bin)"
-  mkdir -p "$work"
-  rm -f "$work"/sgemm_bench.*.cudacore
+  gdb=$(need_tool cuda-gdb) || exit 2
   # A GPU core dump needs a real hardware exception. The default 1000^3 overrun stays inside
   # memory the process has mapped (no exception: only memcheck sees it), so this shape makes the
   # edge tile reach far: M = 1 leaves 127 of the 128 rows of rung 6's block tile past the end of
@@ -126,6 +158,14 @@ coredump() {  # [bench args...]
              CUDA_COREDUMP_GENERATION_FLAGS="$coredump_flags"
              CUDA_COREDUMP_FILE="$work/sgemm_bench.%p.cudacore")
   show env "${env[@]}" "$bench" "${args[@]}"
+  if [ "$dry" = 1 ]; then
+    plan_only "${args[@]}"
+    [ -f "$root/tools/gdb/coredump.gdb" ] || { echo "fault_lab: tools/gdb/coredump.gdb is missing" >&2; dry_failed=1; }
+    show cuda-gdb -nx -batch -ex "target cudacore $work/sgemm_bench.PID.cudacore" -x tools/gdb/coredump.gdb
+    return 0
+  fi
+  mkdir -p "$work"
+  rm -f "$work"/sgemm_bench.*.cudacore
   env "${env[@]}" "$bench" "${args[@]}" 2>&1 | trim 30
   rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 134 ]; then
@@ -157,6 +197,7 @@ plain() {  # KIND [bench args...]
   local kind=${1:?plain needs a KIND: oob-read, oob-write or race}
   shift
   show "$bench" --inject-fault "$kind" "$@"
+  if [ "$dry" = 1 ]; then plan_only --inject-fault "$kind" "$@"; return 0; fi
   "$bench" --inject-fault "$kind" "$@" 2>&1 | trim 30
   echo "(exit status ${PIPESTATUS[0]})"
 }
@@ -177,3 +218,8 @@ case $cmd in
     ;;
   *) usage; die "unknown command '$cmd'" ;;
 esac
+if [ "$dry" = 1 ]; then
+  [ "$dry_failed" = 0 ] || exit 1
+  echo
+  echo "fault_lab: dry run done: every command above would run on a GPU machine with the same build"
+fi
