@@ -38,6 +38,26 @@ def _version() -> str:
 __version__ = _version()
 
 
+# DLPack device types (dlpack.h): the memory a CUDA kernel of ours can read.
+_DLPACK_CUDA = 2
+_DLPACK_CUDA_MANAGED = 13
+
+
+def _refuse_host_array(x, name: str) -> None:
+    """A DLPack array in host memory (a NumPy array, say) is refused with what to do instead."""
+    device = getattr(x, "__dlpack_device__", None)
+    if device is None:
+        return
+    try:
+        kind = int(device()[0])
+    except Exception:  # an exotic producer: leave the verdict to the framework that imports it
+        return
+    if kind not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+        raise LadderArgumentError(f"{name} is a {type(x).__module__.partition('.')[0]}.{type(x).__name__} "
+                                  f"in host memory (DLPack device type {kind}); sgemm_ladder runs on the GPU: "
+                                  f"copy it there first, e.g. cupy.asarray({name}) or torch.from_numpy({name}).cuda()")
+
+
 def mm(a, b, *, rung="auto", alpha=1.0, beta=0.0, out=None):
     """C = alpha * a @ b + beta * out with one rung of the ladder, on a's GPU.
 
@@ -60,6 +80,8 @@ def mm(a, b, *, rung="auto", alpha=1.0, beta=0.0, out=None):
         return torch_ops.mm(*args)
     if cupy_ops.is_cupy(a):
         return cupy_ops.mm(*args)
+    for x, name in ((a, "a"), (b, "b"), (out, "out")):
+        _refuse_host_array(x, name)
     if torch_ops is None:
         raise LadderArgumentError(f"a is a {type(a).__name__}: sgemm_ladder takes CuPy arrays, or "
                                   f"torch tensors and other DLPack arrays once PyTorch is installed")

@@ -112,8 +112,24 @@ def test_torch_errors_without_a_gpu(torch_cpu, lib, no_gpu_work, case, message):
 def test_dlpack_from_the_cpu_is_refused(torch_cpu, lib, no_gpu_work):
     numpy = pytest.importorskip("numpy")
     a = numpy.ones((4, 8), dtype=numpy.float32)
-    with pytest.raises(sgemm_ladder.LadderArgumentError, match="a is on cpu"):
+    with pytest.raises(sgemm_ladder.LadderArgumentError, match="a is a numpy.ndarray in host memory"):
         sgemm_ladder.mm(a, a.T.copy())
+
+
+def test_a_host_array_is_refused_as_such_without_torch(lib, monkeypatch):
+    """Without PyTorch too, a NumPy array is refused for being in host memory, not for want of torch."""
+    numpy = pytest.importorskip("numpy")
+    monkeypatch.setattr(sgemm_ladder, "torch_ops", None)
+    a = numpy.ones((4, 8), dtype=numpy.float32)
+    with pytest.raises(sgemm_ladder.LadderArgumentError, match="b is a numpy.ndarray in host memory") as e:
+        sgemm_ladder.mm(FakeCudaArray(), a.T.copy())
+    assert "once PyTorch is installed" not in str(e.value)
+
+
+class FakeCudaArray:
+    """Speaks DLPack from a CUDA device; never read (the refusal comes first)."""
+    def __dlpack_device__(self):
+        return (2, 0)
 
 
 def test_fake_implementations_give_shapes(torch_cpu, lib):
