@@ -40,7 +40,7 @@ run_step() {  # name command...
 for step in "${steps[@]}"; do
   case $step in
     probe)
-      run_step probe bash -c 'nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; cmake --version | head -1; which compute-sanitizer ncu cuda-gdb cuobjdump; uname -a' ;;
+      run_step probe bash -c 'nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; cmake --version | head -1; which compute-sanitizer ncu cuda-gdb; for t in cuobjdump nvdisasm; do echo "$t: $(python3 tools/sgemm_tools_common.py which $t || echo "none (tools/setup.sh)")"; done; uname -a' ;;
     build)
       run_step build bash -c 'cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build --preset release -j 16' ;;
     build-debug)

@@ -20,9 +20,12 @@ Examples:
     python3 tools/sass_report.py --diff 6 7
     python3 tools/sass_report.py --all --sass-file saved.sass    # parse a saved listing
 
-cuobjdump is looked for in $CUOBJDUMP, PATH, /usr/local/cuda/bin, then NVIDIA's PyPI wheel in
-this Python's site-packages (`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`; cuobjdump
-needs nvdisasm to print SASS, looked for the same way with $NVDISASM).
+cuobjdump is looked for in $CUOBJDUMP, PATH, the CUDA Toolkit's bin/ ($CUDA_HOME, $CUDA_PATH,
+/usr/local/cuda, nvcc's folder), then NVIDIA's PyPI wheel in this Python's site-packages and in
+the project's .venv, where tools/setup.sh installs the wheels when the toolkit lacks the programs.
+It needs nvdisasm to print SASS: $NVDISASM, the one beside cuobjdump, else looked for the same way,
+and handed to cuobjdump through its environment (sgemm_tools_common.cuobjdump_command, the rule
+tools/cuobjdump.sh uses too).
 
 JSON written by --json:
     {"tool": "sass_report", "lib": PATH, "cuobjdump_version": "13.2.86" | null,
@@ -30,10 +33,12 @@ JSON written by --json:
      "rungs": [{"rung": 7, "slug": "07_bank_conflict_free", "function": DEMANGLED_NAME,
                 "registers": INT, "shared_bytes": INT, "local_bytes": INT, "stack_bytes": INT,
                 "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
-Every category of CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the
-FFMA source operands flagged .reuse, not instructions) are in "counts" but not in "total";
-ffma_share = FFMA / total. A rung with several kernels reports the one that carries its lesson
-(the registry's `kernel` field, read through `sgemm_ladder.rungs()`: the largest kernel whose name
+PATH (the library, or the --sass-file) is relative to the repository root when it is inside the
+checkout, so that a regenerated committed file holds no machine's path. Every category of
+CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the FFMA source
+operands flagged .reuse, not instructions) are in "counts" but not in "total"; ffma_share =
+FFMA / total. A rung with several kernels reports the one that carries its lesson (the
+registry's `kernel` field, read through `sgemm_ladder.rungs()`: the largest kernel whose name
 contains that text) and lists the rest, entries of the same form, under "other_kernels".
 shared_bytes is the static shared memory cuobjdump reports (on sm_90 it includes the 1 KiB the
 system reserves per block; dynamic shared memory, such as rung 10's pipeline buffers, is not in
@@ -43,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -75,13 +79,6 @@ BRANCH_OPCODES = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EX
                   "BSSY", "BSYNC", "WARPSYNC", "KILL"}
 NEVER_PREDICATES = {"@!PT", "@!UPT"}
 RES_KEYS = {"REG": "registers", "SHARED": "shared_bytes", "LOCAL": "local_bytes", "STACK": "stack_bytes"}
-
-CUOBJDUMP_HINT = ("install the CUDA Toolkit (cuobjdump is in its bin/), or "
-                  "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`, "
-                  "or point $CUOBJDUMP at the binary")
-NVDISASM_HINT = ("cuobjdump needs nvdisasm to print SASS: install the CUDA Toolkit, or "
-                 "`pip install nvidia-cuda-nvdisasm`, or point $NVDISASM at the binary")
-CUDA_BIN_DIRS = ("/usr/local/cuda/bin",)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -193,7 +190,7 @@ def parse_sass(lines) -> list[Function]:
 def demangle(names: list[str]) -> dict[str, str]:
     """Mangled -> demangled with c++filt or cu++filt; names stay as they are without either."""
     tool = shutil.which("c++filt") or shutil.which("cu++filt")
-    for d in CUDA_BIN_DIRS:
+    for d in common.cuda_bin_dirs():
         if tool:
             break
         if Path(d, "cu++filt").is_file():
@@ -313,19 +310,6 @@ def build_report(lines, lib: str, cuobjdump_version: str | None, rungs: list,
 # Running cuobjdump
 
 
-def find_cuobjdump() -> Path | None:
-    return common.find_executable("cuobjdump", "CUOBJDUMP", CUDA_BIN_DIRS,
-                                  ("nvidia/cu13/bin/cuobjdump", "nvidia/cuda_cuobjdump/bin/cuobjdump"))
-
-
-def find_nvdisasm(cuobjdump: Path) -> Path | None:
-    beside = cuobjdump.parent / "nvdisasm"
-    if not os.environ.get("NVDISASM") and beside.is_file():
-        return beside
-    return common.find_executable("nvdisasm", "NVDISASM", CUDA_BIN_DIRS,
-                                  ("nvidia/cu13/bin/nvdisasm", "nvidia/cuda_nvdisasm/bin/nvdisasm"))
-
-
 def cuobjdump_version(tool: Path) -> str | None:
     try:
         out = subprocess.run([str(tool), "--version"], capture_output=True, text=True, timeout=60).stdout
@@ -336,14 +320,11 @@ def cuobjdump_version(tool: Path) -> str | None:
 
 
 def run_cuobjdump(lib: Path) -> tuple[list[str], str | None]:
-    tool = find_cuobjdump()
-    if tool is None:
-        raise ToolError(f"cuobjdump not found: {CUOBJDUMP_HINT}")
-    env = dict(os.environ)
-    nvdisasm = find_nvdisasm(tool)
-    if nvdisasm is not None:
-        env["PATH"] = f"{nvdisasm.parent}{os.pathsep}{env.get('PATH', '')}"
-        env.setdefault("NVDISASM_PATH", str(nvdisasm.parent))
+    """`cuobjdump -sass -res-usage lib`'s lines, and its version. cuobjdump and nvdisasm are found
+    by the tools' one rule (sgemm_tools_common.cuobjdump_command)."""
+    tool, nvdisasm, env = common.cuobjdump_command()
+    if nvdisasm is None:
+        raise ToolError(common.nvdisasm_missing())
     try:
         proc = subprocess.run([str(tool), "-sass", "-res-usage", str(lib)], capture_output=True,
                               text=True, env=env, timeout=600)
@@ -351,7 +332,7 @@ def run_cuobjdump(lib: Path) -> tuple[list[str], str | None]:
         raise ToolError(f"could not run {tool}: {e}") from e
     lines = proc.stdout.splitlines()
     if "nvdisasm" in proc.stderr and not any(_INSN_RE.match(ln) for ln in lines):
-        raise ToolError(f"{tool} failed: {proc.stderr.strip()}; {NVDISASM_HINT}")
+        raise ToolError(f"{tool} failed with the nvdisasm {nvdisasm}: {proc.stderr.strip()}")
     if proc.returncode != 0:
         raise ToolError(f"{tool} -sass -res-usage {lib} failed (exit {proc.returncode}): {proc.stderr.strip()}")
     return lines, cuobjdump_version(tool)
@@ -439,10 +420,10 @@ def load_report(args, rungs: list) -> dict:
         if not args.sass_file.is_file():
             raise UsageError(f"--sass-file {args.sass_file}: no such file")
         with common.open_text(args.sass_file) as f:
-            return build_report(f, str(args.sass_file), None, rungs, args.arch)
+            return build_report(f, common.repo_path(args.sass_file), None, rungs, args.arch)
     lib = common.require_file(args.lib, "library", common.BUILD_HINT)
     lines, version = run_cuobjdump(lib)
-    return build_report(lines, str(args.lib), version, rungs, args.arch)
+    return build_report(lines, common.repo_path(lib), version, rungs, args.arch)
 
 
 def main(argv=None) -> int:

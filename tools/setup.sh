@@ -14,6 +14,11 @@
 # Python: .venv with notebooks/requirements.txt (the notebooks, the tools and their tests, pytest
 # for the package's tests). It never breaks the C++ chain: when it cannot be made, a half-made
 # .venv is removed, the reason printed, and the Python tests skip saying so.
+#
+# SASS: cuobjdump and nvdisasm (tools/sass_report.py, tools/cuobjdump.sh), which a CUDA Toolkit of
+# only the compiler lacks. Each is looked for as the tools look for it (tools/sgemm_tools_common.py);
+# one found nowhere, or only in .venv, is installed into .venv from NVIDIA's PyPI wheel, pinned in
+# tools/requirements-sass.txt. Never fatal: without them only the SASS tools fail, saying why.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 python=1
@@ -167,9 +172,41 @@ setup_python() {  # returns non-zero with the reason printed when .venv cannot b
   fi
 }
 
+# --- cuobjdump and nvdisasm ---------------------------------------------------------------------
+
+find_sass_tool() {  # the path of cuobjdump or nvdisasm as the tools find it, empty when none; $1 python
+  "$1" "$root/tools/sgemm_tools_common.py" which "$2" 2>/dev/null
+}
+
+setup_sass_tools() {  # after setup_python: NVIDIA's wheels into .venv for what nothing else provides
+  local py="$root/.venv/bin/python" pins="$root/tools/requirements-sass.txt" name found venv
+  local packages=() names=()
+  venv=$(cd "$root/.venv" && pwd -P)  # as the tools name it: links resolved
+  for name in cuobjdump nvdisasm; do
+    found=$(find_sass_tool "$py" "$name")
+    if [ -n "$found" ] && [[ "$found" != "$venv/"* ]]; then
+      say "$name: $found"
+    else  # missing, or a wheel of .venv: (re)installed at its pin (offline, an installed pin passes)
+      [ -z "$found" ] && say "no $name (the CUDA Toolkit here lacks it): installing NVIDIA's wheel into .venv"
+      packages+=("$(grep "^nvidia-cuda-$name==" "$pins")")
+      names+=("$name")
+    fi
+  done
+  [ ${#packages[@]} -eq 0 ] && return 0
+  if ! "$py" -m pip install -q --disable-pip-version-check "${packages[@]}"; then
+    say "warning: pip could not install ${packages[*]} (offline?)."
+    say "Only tools/sass_report.py and tools/cuobjdump.sh need them: run tools/setup.sh again online."
+    return 0
+  fi
+  for name in "${names[@]}"; do
+    say "$name: $(find_sass_tool "$py" "$name") ($(grep "^nvidia-cuda-$name==" "$pins"))"
+  done
+}
+
 if [ $python = 1 ]; then
   if setup_python; then
     say "python environment ready: $root/.venv"
+    setup_sass_tools
   else
     # Only a complete environment stays: the Python tests skip without one, and fail with half of one.
     if [ -d "$root/.venv" ] && ! "$root/.venv/bin/python" -m pip install -q --no-index \
@@ -179,5 +216,15 @@ if [ $python = 1 ]; then
     fi
     say "no Python environment: the Python tests will be skipped. The C++ build and tests are unaffected."
   fi
+fi
+if [ $python = 0 ] || [ ! -x "$root/.venv/bin/python" ]; then
+  for name in cuobjdump nvdisasm; do
+    if command -v python3 >/dev/null 2>&1 && found=$(find_sass_tool python3 "$name") && [ -n "$found" ]; then
+      say "$name: $found"
+    else
+      say "no $name: tools/sass_report.py and tools/cuobjdump.sh need it (tools/setup.sh with its"
+      say "Python part installs NVIDIA's wheel into .venv)"
+    fi
+  done
 fi
 say "done. Next: cmake --workflow --preset release"

@@ -1,14 +1,14 @@
 """sass_report: opcode normalisation, the cuobjdump parser on committed real SASS, the kernel of
-each rung picked from the registry (the stand-in of conftest.py), the CLI."""
+each rung picked from the registry (the stand-in of conftest.py), the CLI, running cuobjdump as the
+tools find it (the lookup's order itself: test_tool_cuobjdump.py), paths relative to the checkout."""
 import json
-import os
-import stat
 import sys
 
 import pytest
 
 import sass_report as sr
 import sgemm_tools_common as common
+from cuda_tools_fixture import executable, no_cuda_tools  # noqa: F401  (a fixture)
 
 ALL_RUNGS = list(range(1, 16)) + [21, 22, 23, 30]  # the registry's rungs with kernels of ours
 
@@ -292,12 +292,25 @@ def test_cli_missing_sass_file_and_no_mode(tmp_path):
     assert e.value.code == 2
 
 
-def test_missing_cuobjdump_says_how_to_get_it(data_dir, monkeypatch, capsys):
-    monkeypatch.setenv("CUOBJDUMP", "/nonexistent/cuobjdump")
+def test_missing_cuobjdump_says_how_to_get_it(data_dir, no_cuda_tools, capsys):
     rc = common.run_main("sass_report", sr.main, ["--all", "--lib", str(data_dir / "sample.sass")])
     err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1
+    assert "cuobjdump not found" in err and "tools/setup.sh" in err and "CUDA Toolkit" in err
+
+
+def test_a_cuobjdump_named_in_the_environment_that_is_not_there(data_dir, monkeypatch, capsys):
+    monkeypatch.setenv("CUOBJDUMP", "/nonexistent/cuobjdump")
+    rc = common.run_main("sass_report", sr.main, ["--all", "--lib", str(data_dir / "sample.sass")])
     assert rc == 1
-    assert "cuobjdump not found" in err and "pip install nvidia-cuda-cuobjdump" in err and "CUDA Toolkit" in err
+    assert "$CUOBJDUMP=/nonexistent/cuobjdump is not an executable file" in capsys.readouterr().err
+
+
+def test_missing_nvdisasm_says_how_to_get_it(data_dir, tmp_path, no_cuda_tools, capsys):
+    no_cuda_tools.setenv("CUOBJDUMP", str(_fake_cuobjdump(tmp_path / "alone", data_dir)))
+    rc = common.run_main("sass_report", sr.main, ["--all", "--lib", str(data_dir / "sample.sass")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "nvdisasm not found" in err and "tools/setup.sh" in err
 
 
 def test_missing_library_says_how_to_build_it(tmp_path, capsys):
@@ -305,63 +318,87 @@ def test_missing_library_says_how_to_build_it(tmp_path, capsys):
     assert "cmake --build" in capsys.readouterr().err
 
 
-def _fake_cuobjdump(tmp_path, data_dir):
-    script = tmp_path / "cuobjdump"
-    script.write_text(f"""#!{sys.executable}
-import lzma, sys
+def _fake_cuobjdump(folder, data_dir, monkeypatch=None):
+    """A cuobjdump that prints the committed listing, once it has checked that it can find nvdisasm
+    as cuobjdump does (on PATH or in $NVDISASM_PATH); with monkeypatch, an nvdisasm in a folder of
+    its own, named by $NVDISASM."""
+    script = executable(folder / "cuobjdump", f"""#!{sys.executable}
+import lzma, os, shutil, sys
 if "--version" in sys.argv:
     print("cuobjdump: NVIDIA (R) fat binary listing tool")
     print("Cuda compilation tools, release 13.2, V13.2.86")
     sys.exit(0)
 assert sys.argv[1:3] == ["-sass", "-res-usage"], sys.argv
+disasm = shutil.which("nvdisasm")
+if disasm is None or os.path.join(os.environ.get("NVDISASM_PATH", ""), "nvdisasm") != disasm:
+    sys.exit("cuobjdump fatal   : Could not find executable file 'nvdisasm'")
 sys.stdout.write(lzma.open({str(data_dir / "sample_all.sass.xz")!r}, "rt").read())
 """)
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    if monkeypatch is not None:
+        monkeypatch.setenv("NVDISASM", str(executable(folder.parent / "disasm_bin" / "nvdisasm")))
     return script
 
 
-def test_runs_cuobjdump_once_through_the_cli(data_dir, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("CUOBJDUMP", str(_fake_cuobjdump(tmp_path, data_dir)))
+def test_runs_cuobjdump_once_through_the_cli(data_dir, tmp_path, no_cuda_tools, capsys):
+    no_cuda_tools.setenv("CUOBJDUMP", str(_fake_cuobjdump(tmp_path / "cuda", data_dir, no_cuda_tools)))
     out_json = tmp_path / "s.json"
     lib = tmp_path / "libsgemm_ladder.so"
     lib.write_bytes(b"\x7fELF")
     assert sr.main(["--all", "--lib", str(lib), "--json", str(out_json)]) == 0
     doc = json.loads(out_json.read_text())
-    assert doc["cuobjdump_version"] == "13.2.86" and doc["lib"] == str(lib)
+    assert doc["cuobjdump_version"] == "13.2.86" and doc["lib"] == str(lib)  # outside the checkout
     assert [r["rung"] for r in doc["rungs"]] == ALL_RUNGS
 
 
+def test_the_library_inside_the_checkout_is_recorded_relative_to_it(data_dir, tmp_path, no_cuda_tools,
+                                                                    capsys):
+    """A regenerated committed file (bench/results/<gpu>_sass.json) holds no machine's path."""
+    no_cuda_tools.setenv("CUOBJDUMP", str(_fake_cuobjdump(tmp_path / "cuda", data_dir, no_cuda_tools)))
+    checkout = tmp_path / "checkout"
+    lib = checkout / "build/release/kernels/libsgemm_ladder.so"
+    lib.parent.mkdir(parents=True)
+    (lib.parent / "libsgemm_ladder.so.0").write_bytes(b"\x7fELF")
+    lib.symlink_to("libsgemm_ladder.so.0")  # as the build makes it: the link's name is recorded
+    no_cuda_tools.setattr(common, "REPO_ROOT", checkout)
+    out_json = tmp_path / "s.json"
+    assert sr.main(["--all", "--lib", str(lib), "--json", str(out_json)]) == 0
+    assert json.loads(out_json.read_text())["lib"] == "build/release/kernels/libsgemm_ladder.so"
+    no_cuda_tools.chdir(checkout / "build")  # a relative --lib, from elsewhere in the checkout
+    assert sr.main(["--all", "--lib", "release/kernels/libsgemm_ladder.so", "--json", str(out_json)]) == 0
+    assert json.loads(out_json.read_text())["lib"] == "build/release/kernels/libsgemm_ladder.so"
+    assert "SASS of build/release/kernels/libsgemm_ladder.so (sm_90)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("inside, recorded", [("bench/results/x.json", "bench/results/x.json"),
+                                              (".", "."), ("../elsewhere/y.so", None)])
+def test_repo_path(tmp_path, monkeypatch, inside, recorded):
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    monkeypatch.setattr(common, "REPO_ROOT", checkout)
+    expected = recorded if recorded is not None else str(tmp_path / "elsewhere" / "y.so")
+    assert common.repo_path(checkout / inside) == expected
+    link = tmp_path / "link"  # the checkout reached through a link
+    link.symlink_to(checkout)
+    if recorded is not None and inside != ".":
+        assert common.repo_path(link / inside) == recorded
+
+
 def test_real_cuobjdump_on_the_built_library(registry):
-    tool = sr.find_cuobjdump()
+    tool = common.find_cuobjdump()
     if tool is None:
-        pytest.skip("cuobjdump not found")
+        pytest.skip("cuobjdump not found (tools/setup.sh installs it)")
     if not common.DEFAULT_LIB.is_file():
         pytest.skip("library not built (cmake --build --preset release)")
-    if sr.find_nvdisasm(tool) is None and not os.environ.get("NVDISASM"):
-        pytest.skip("nvdisasm not found")
+    if common.find_nvdisasm(tool) is None:
+        pytest.skip("nvdisasm not found (tools/setup.sh installs it)")
     lines, version = sr.run_cuobjdump(common.DEFAULT_LIB)
-    report = sr.build_report(lines, str(common.DEFAULT_LIB), version, registry)
+    report = sr.build_report(lines, common.repo_path(common.DEFAULT_LIB), version, registry)
+    assert report["lib"] == "build/release/kernels/libsgemm_ladder.so"
     # Kernel 0's file (cuBLAS) compiles helper kernels of ours (the Ozaki baseline's residues), no FFMA loop.
     ours = [r for r in report["rungs"] if r["rung"] != 0]
     rungs = [r["rung"] for r in ours]
     assert rungs and rungs[0] == 1 and rungs == sorted(set(rungs))
     assert all(r["counts"]["FFMA"] > 0 for r in ours)
-
-
-def test_finds_the_pypi_wheels_in_site_packages(tmp_path, monkeypatch):
-    for rel in ("nvidia/cu13/bin/cuobjdump", "nvidia/cu13/bin/nvdisasm"):
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("#!/bin/sh\n")
-        p.chmod(p.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.delenv("CUOBJDUMP", raising=False)
-    monkeypatch.delenv("NVDISASM", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setattr(sr, "CUDA_BIN_DIRS", (str(tmp_path / "no-cuda"),))
-    monkeypatch.setattr(common, "site_package_dirs", lambda: [tmp_path])
-    tool = sr.find_cuobjdump()
-    assert tool == tmp_path / "nvidia/cu13/bin/cuobjdump"
-    assert sr.find_nvdisasm(tool) == tmp_path / "nvidia/cu13/bin/nvdisasm"
 
 
 def test_ffma_reuse_counts_flagged_operands_and_is_not_an_instruction():
