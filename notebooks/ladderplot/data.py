@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ except ImportError:  # a checkout without the package installed: its source is p
     from sgemm_ladder import results as reader
 
 sys.path.insert(0, str(REPO_ROOT / "tools"))
+import figure_stamp  # noqa: E402  tools/figure_stamp.py: which files each README figure is drawn from
 import roofline as roofline_tool  # noqa: E402  tools/roofline.py, the ladder's one roofline
 
 RESULTS_ENV = reader.RESULTS_ENV
@@ -57,12 +59,15 @@ class Results:
     accuracy  one row per (gpu, rung, input, shape) of the accuracy sweep
     context   one row per GPU (index: the GPU tag), the files' context as text
     by_gpu    the reader's Results of each GPU (FP32 peak, copy bandwidth, geomean, ...)
+    refused   one row per (gpu, rung, input, shape) of the accuracy sweep that the rung refused:
+              wide-exponent inputs it cannot keep FP32-accurate (the Ozaki rungs), with why
     """
 
     timing: pd.DataFrame
     accuracy: pd.DataFrame
     context: pd.DataFrame
     by_gpu: dict[str, reader.Results]
+    refused: pd.DataFrame = dataclasses.field(default_factory=lambda: pd.DataFrame(columns=_REFUSED_COLUMNS))
 
     @property
     def gpus(self) -> list[str]:
@@ -75,6 +80,26 @@ class Results:
 _TIMING_COLUMNS = ["gpu", "label", "size", "verdict", "gflops_lo", "gflops_hi", "choice"] + [
     f.name for f in dataclasses.fields(reader.Row) if f.name != "label"]
 _ACCURACY_COLUMNS = ["gpu", "label"] + [f.name for f in dataclasses.fields(reader.AccuracyRow)]
+_REFUSED_COLUMNS = ["gpu", "rung", "slug", "label", "input", "M", "N", "K", "why"]
+# An accuracy-sweep row of a wide-exponent input (entries u * 2^e, e in [-E, E]), as the reader
+# names it. sgemm_bench records a rung's refusal of such inputs as a failed row but counts it as no
+# failure (bench/session.cu: "the row records the refusal, which fails nothing"), and so does this.
+_WIDE_ACCURACY_ROW = re.compile(r"accuracy/(?P<slug>(?P<rung>\d+)_\w+?)/(?P<input>wide\d+)/"
+                                r"(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)")
+
+
+def refusals(res: reader.Results) -> tuple[list[dict], list[tuple[str, str]]]:
+    """The rows `res` left out, split in two: the accuracy sweep's wide-input rows a rung refused
+    (records of _REFUSED_COLUMNS less gpu and label), and every other failed row (name, why)."""
+    refused, failed = [], []
+    for name, why in res.skipped:
+        m = _WIDE_ACCURACY_ROW.fullmatch(name)
+        if m:
+            refused.append({"rung": int(m["rung"]), "slug": m["slug"], "input": m["input"], "M": int(m["M"]),
+                            "N": int(m["N"]), "K": int(m["K"]), "why": why})
+        else:
+            failed.append((name, why))
+    return refused, failed
 
 
 def frames(by_gpu: dict[str, reader.Results]) -> Results:
@@ -85,13 +110,15 @@ def frames(by_gpu: dict[str, reader.Results]) -> Results:
               for gpu, res in by_gpu.items() for r in res.rows]
     accuracy = [{"gpu": gpu, "label": rung_label(a.rung, a.slug), **dataclasses.asdict(a)}
                 for gpu, res in by_gpu.items() for a in res.accuracy]
+    refused = [{"gpu": gpu, "label": rung_label(r["rung"], r["slug"]), **r}
+               for gpu, res in by_gpu.items() for r in refusals(res)[0]]
     context = pd.DataFrame.from_dict({gpu: res.context for gpu, res in by_gpu.items()}, orient="index")
     context.index.name = "gpu"
     timing = pd.DataFrame(timing, columns=_TIMING_COLUMNS).astype({"size": "Float64"})
     return Results(timing=timing.sort_values(["gpu", "M", "N", "K", "rung"], ignore_index=True),
                    accuracy=pd.DataFrame(accuracy, columns=_ACCURACY_COLUMNS).sort_values(
                        ["gpu", "input", "M", "N", "K", "rung"], ignore_index=True),
-                   context=context, by_gpu=by_gpu)
+                   context=context, by_gpu=by_gpu, refused=pd.DataFrame(refused, columns=_REFUSED_COLUMNS))
 
 
 def _folder(folder) -> Path:
@@ -99,19 +126,43 @@ def _folder(folder) -> Path:
     return Path(folder).expanduser().resolve() if folder is not None else results_dir()
 
 
+# What this process has read: (results folder, GPU filter or None) of every load_* call, and
+# "measured now" for a live run that read no folder. save_figure stamps a figure with the hash of
+# its inputs only when all of it came from one folder, every GPU in it (figure_source()).
+_SOURCES: set[tuple[str, tuple[str, ...] | None]] = set()
+MEASURED_NOW = "<measured now>"
+
+
+def note_source(folder, gpus=None) -> None:
+    """Record that the figures to come draw on `folder` (filtered to `gpus`)."""
+    _SOURCES.add((str(folder), None if gpus is None else tuple([gpus] if isinstance(gpus, str) else gpus)))
+
+
+def figure_source() -> Path | None:
+    """The one results folder everything loaded so far came from, whole (no GPU filter), or None
+    when nothing was loaded, several folders were, a filter was applied or a run was live."""
+    if len(_SOURCES) != 1:
+        return None
+    folder, gpus = next(iter(_SOURCES))
+    return Path(folder) if gpus is None and folder != MEASURED_NOW else None
+
+
 def _tags(folder: Path, gpus, suffix: str = ".json") -> list[str]:
+    note_source(folder, gpus)
     wanted = None if gpus is None else ([gpus] if isinstance(gpus, str) else list(gpus))
     return [t for t in reader.gpus(folder, suffix) if wanted is None or t in wanted]
 
 
 def load_results(folder: str | os.PathLike | None = None, gpus=None, missing_ok: bool = False) -> Results | None:
     """Every `<gpu>.json` under `folder` (default: results_dir()), or the GPUs `gpus` (a tag or a
-    list). Rows that failed are left out with a warning. When there is none: None if
-    `missing_ok`, else FileNotFoundError saying what to do."""
+    list). Rows that failed are left out with a warning; the accuracy sweep's wide-input rows that
+    a rung refused are no failure (sgemm_bench counts them as none) and go to Results.refused
+    without one. When there is none: None if `missing_ok`, else FileNotFoundError saying what to
+    do."""
     folder = _folder(folder)
     by_gpu = {tag: reader.load(tag, folder) for tag in _tags(folder, gpus)}
     for tag, res in by_gpu.items():
-        for name, why in res.skipped:
+        for name, why in refusals(res)[1]:
             warnings.warn(f"{res.path.name}: {name}: {why} (row left out)", stacklevel=2)
     if not by_gpu:
         if missing_ok:

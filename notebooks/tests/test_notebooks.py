@@ -14,6 +14,7 @@ nbformat = pytest.importorskip("nbformat", reason="reading notebooks needs nbfor
 nbclient = pytest.importorskip("nbclient", reason="running notebooks headless needs nbclient")
 pytest.importorskip("ipykernel", reason="running notebooks needs a Python kernel (ipykernel)")
 import ladderplot as lp  # noqa: E402
+from ladderplot.data import figure_stamp  # noqa: E402
 from ladderplot.plots import FIGURES_ENV  # noqa: E402
 
 NOTEBOOKS = sorted(Path(lp.REPO_ROOT / "notebooks").glob("*.ipynb"))
@@ -65,9 +66,17 @@ def test_notebook_executes(path, source, tmp_path, data_dir, monkeypatch):
     elif not lp.has_results(lp.DEFAULT_RESULTS_DIR):
         pytest.skip(f"no committed results under {lp.DEFAULT_RESULTS_DIR} yet")
     nb = execute(path)
-    assert (tmp_path / f"{path.stem}.png").exists(), "the representative figure was not saved"
+    png = tmp_path / f"{path.stem}.png"
+    assert png.exists(), "the representative figure was not saved"
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert images, "no figure shown"
+    # The figure records the results it was drawn from (tools/docs.py --check compares them).
+    folder = data_dir if source == "fixtures" else lp.DEFAULT_RESULTS_DIR
+    assert figure_stamp.stale(path.stem, png, folder) is None
+    if source == "committed":  # the committed results load without a warning (the fixtures have a failed row)
+        said = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", [])
+                       if o.get("name") == "stderr")
+        assert "Warning" not in said, said[:2000]
 
 
 def test_default_results_dir_is_relative_to_the_notebook(tmp_path, data_dir):
