@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from .data import REPO_ROOT, Results, frames, reader, results_dir
+from .data import MEASURED_NOW, REPO_ROOT, Results, frames, note_source, reader, results_dir
 
 BENCH_ENV = "SGEMM_BENCH"
 DEFAULT_BENCH = REPO_ROOT / "build" / "release" / "bench" / "sgemm_bench"
@@ -116,6 +116,7 @@ def torch_ladder(size: int = 4096, rungs: Sequence[int] | None = None, repeats: 
     import sgemm_ladder
     import torch
 
+    note_source(MEASURED_NOW)  # no results file behind these figures: save_figure stamps none
     registry = {r.id: r for r in sgemm_ladder.rungs()}
     baseline = next(r.id for r in registry.values() if not r.kernel)
     ids = [baseline] + [i for i in (rungs if rungs is not None else registry) if i != baseline]

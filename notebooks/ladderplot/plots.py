@@ -20,7 +20,8 @@ from matplotlib.colors import to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from .data import BASELINE_RUNG, Results, ceilings, ladder_table, roofline_points, roofline_tool, square_timing
+from .data import (BASELINE_RUNG, Results, ceilings, figure_source, figure_stamp, ladder_table, roofline_points,
+                   roofline_tool, square_timing)
 
 FIGURES_ENV = "SGEMM_FIGURES_DIR"
 BASELINE_COLOR = "black"
@@ -161,11 +162,17 @@ def _gpu_title(results: Results | None, gpu: str) -> str:
 
 def save_figure(fig, name: str) -> Path | None:
     """Write ``fig`` to $SGEMM_FIGURES_DIR/<name>.png when that variable is set (this is how
-    notebooks/render_figures.py collects the notebooks' figures); otherwise do nothing."""
+    notebooks/render_figures.py collects the notebooks' figures); otherwise do nothing.
+
+    A README figure (a name of tools/figure_stamp.py's FIGURES) drawn from one results folder,
+    every GPU in it (data.figure_source()), carries the hash of the files it was drawn from in
+    two PNG text chunks; `tools/docs.py --check` compares it with bench/results. A figure of a live
+    run, of a GPU filter or of several folders carries none, and so reads as stale there."""
     folder = os.environ.get(FIGURES_ENV)
     if not folder:
         return None
     from PIL import Image  # matplotlib's own dependency
+    from PIL.PngImagePlugin import PngInfo
 
     path = Path(folder) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -173,8 +180,12 @@ def save_figure(fig, name: str) -> Path | None:
     fig.savefig(buf, format="png", dpi=STYLE["savefig.dpi"], bbox_inches="tight", facecolor="white")
     # 256 colours are plenty for a plot and make the committed PNG about three times smaller.
     image = Image.open(buf).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
-    image.save(path, optimize=True)
-    print(f"figure written to {path}")
+    info, source = PngInfo(), figure_source()
+    if name in figure_stamp.FIGURES and source is not None:
+        for key, text in figure_stamp.stamp(name, source).items():
+            info.add_text(key, text)  # tEXt: Latin-1, uncompressed
+    image.save(path, optimize=True, pnginfo=info)
+    print(f"figure written to {path}" + (f" (inputs: {source})" if info.chunks else " (no input stamp)"))
     return path
 
 
@@ -239,7 +250,8 @@ def plot_ladder(results: Results, size: int = 4096, gpus=None):
                     (peak, -1.45, PEAK_COLOR, ":", f"FP32 peak, {(peak or 0):,.0f} GFLOP/s ")):
                 if value:
                     ax.axvline(value, color=color, linestyle=style, linewidth=1.4)
-                    ax.text(value, y, text, ha="right", va="center", fontsize=8, color=color)
+                    ax.text(value, y, text, ha="right", va="center", fontsize=8, color=color, zorder=6,
+                            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})  # over the other line
             ax.set_xlim(0, xmax)
             ax.set_yticks(range(len(rungs)), [labels[r] for r in rungs])
             ax.set_ylim(len(rungs) - 0.5, -1.8)
