@@ -200,6 +200,7 @@ emit_lines() { local l; for l in "$@"; do printf '%s\n' "$l"; done; }
     l=${l//@SIZE@/"$size"}
     l=${l//@CONDITION@/"$condition"}
     l=${l//@FOCUS@/"cuda block ($bx,$by,0) thread ($tx,$ty,0)"}
+    l=${l//@LAUNCH@/"sgemm::rung$(printf '%02d' "$kernel")::launch"}
     l=${l//@VARS@/"${vars[*]}"}
     l=${l//@TILES@/"$tiles"}
     l=${l//@ACC_NOTE@/"$acc_note"}

@@ -3,7 +3,8 @@
 # registry's list, so a new rung is covered the day it is added; tensor-core and dispatch rungs
 # must be refused with exit 2 and a reason): it finds a breakpoint line in the rung's file, the
 # line is the compute line it claims, the generated cuda-gdb command file has no placeholder
-# left, and bad arguments are refused with exit 2. Needs no GPU and no cuda-gdb.
+# left, it first stops in the rung's host launch (a function sgemm_bench has), and bad arguments
+# are refused with exit 2. Needs no GPU and no cuda-gdb.
 #
 #   check_gdb_walkthrough.sh REPO_ROOT SGEMM_BENCH
 set -u
@@ -35,7 +36,7 @@ for id in $ids; do
     rc=$?
     if [ $rc -ne 0 ]; then bad "rung $id $mode: exit $rc: $out"; continue; fi
     file=$(sed -n 's/^gdb_walkthrough: command file //p' <<<"$out")
-    brk=$(grep -m1 '^break ' "$file")
+    brk=$(grep -m1 '^break .*\.cuh:' "$file")
     if [[ $brk =~ ^break\ ([0-9A-Za-z_]+\.cuh):([0-9]+)\ if\ (.*)$ ]]; then
       src=$(ls "$root"/kernels/*/"${BASH_REMATCH[1]}" | head -n 1) line=${BASH_REMATCH[2]} cond=${BASH_REMATCH[3]}
       code=$(sed -n "${line}p" "$src")
@@ -44,6 +45,9 @@ for id in $ids; do
       elif ! grep -qE 'blockIdx.x == [0-9]+ && blockIdx.y == [0-9]+ && threadIdx.x == [0-9]+' <<<"$cond" ||
            ! grep -qE '^(g\.)?M == [0-9]+' <<<"$cond"; then
         bad "rung $id: the condition does not pin M, the block and the thread: $cond"
+      elif ! launch=$(sed -n 's/^break \(sgemm::rung[0-9]*::launch\)$/\1/p' "$file") || [ -z "$launch" ] ||
+           ! nm -C "$bench" | grep -qF "$launch("; then
+        bad "rung $id: the command file does not first stop in the rung's host launch, or sgemm_bench has no ${launch:-such function}"
       elif grep -q '@[A-Z_]*@' "$file"; then
         bad "rung $id: placeholder left in $file"
       elif ! grep -q '^print ' "$file" || ! grep -qE '^print (acc|rAcc)$' "$file"; then

@@ -17,8 +17,18 @@ set cuda api_failures hide
 # block, at K slab @STEP@, in the timed run at M = N = K = @SIZE@ (not sgemm_bench's 8x8x8
 # preflight launch). cuBLAS (rung 0) also runs in this process; the breakpoint is on rung
 # @RUNG@'s own source line, so cuBLAS never stops.
-break @FILE@:@LINE@ if @CONDITION@
+#
+# The rung's file holds host code too (its launch), which sgemm_bench links, so a breakpoint on
+# the line set before the rung's device code is loaded would land on the nearest host line, where
+# the condition's blockIdx means nothing, and be refused. So the program first runs through the
+# rung's first host launch (the preflight), which loads its module, and the breakpoint is set
+# there, where the line's device code is known.
+break @LAUNCH@
 run
+finish
+delete
+break @FILE@:@LINE@ if @CONDITION@
+continue
 @FOCUS@
 echo \n== where: the kernel, block and thread in focus\n
 cuda kernel block thread
