@@ -227,4 +227,4 @@ if [ $python = 0 ] || [ ! -x "$root/.venv/bin/python" ]; then
     fi
   done
 fi
-say "done. Next: cmake --workflow --preset release"
+say "done. Next: cmake --workflow --preset release && cmake --workflow --preset debug"
