@@ -282,8 +282,8 @@ namespace sgemm::rung13 {
 using T = tuned::Rung10;  // rung 10's tiles
 using Tuned = Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
 
-// A slab of a stream-K share costs 1.35 whole-tile slabs (the page says how it was measured).
-constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, 1.35};
+// A slab of a stream-K share costs tuned::kStreamKSlabCost whole-tile slabs.
+constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, tuned::kStreamKSlabCost};
 
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 

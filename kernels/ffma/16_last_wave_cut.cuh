@@ -302,8 +302,8 @@ namespace sgemm::rung16 {
 using T = tuned::Rung10;  // rung 10's tiles
 using Tuned = Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
 
-// A slab of a stream-K share costs 1.35 whole-tile slabs (rung 15's page says how it was measured).
-constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, 1.35};
+// A slab of a stream-K share costs tuned::kStreamKSlabCost whole-tile slabs.
+constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, tuned::kStreamKSlabCost};
 
 // The cut's last step: C += W over M rows of N columns. Rows go to grid rows, columns to threads.
 __global__ void add_workspace(int M, int N, float* C, int ldc, const float* W, int ldw) {
