@@ -57,7 +57,9 @@ check_bench() {
   [ -x "$bench" ] || die "$bench not found. The fault lab lives in the debug preset's build:
     cmake --preset debug && cmake --build --preset debug"
   local out
-  out=$("$bench" --inject-fault no-such-fault 2>&1)
+  # A valid fault on an empty shape: a fault-lab build refuses the shape (no GPU work), any other
+  # build refuses the fault lab itself.
+  out=$("$bench" --inject-fault race --size 0 2>&1)
   if grep -q 'needs a fault-lab build' <<<"$out"; then
     die "$bench was built without the fault lab (SGEMM_LADDER_FAULT_LAB=OFF); use the debug preset"
   fi
