@@ -1,7 +1,9 @@
-// The workspace pool: scratch memory for rungs that need it, stream-ordered, one pool per device.
+// The workspace pool: scratch memory for rungs that need it, stream-ordered, one pool per device;
+// and the tickets kept per stream that reset themselves (the dispatch rung's GEMV).
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "common/launch.hpp"
 
@@ -55,5 +57,41 @@ Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr) {
 }
 
 Status workspace_free(void* ptr, cudaStream_t stream) { return from_cuda(cudaFreeAsync(ptr, stream)); }
+
+// Zeroed once, by a memset on the stream itself.
+unsigned* kept_tickets(cudaStream_t stream, unsigned needed) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  int device = 0;
+  if (needed > kKeptTickets || cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+      capture != cudaStreamCaptureStatusNone || cudaStreamGetId(stream, &id) != cudaSuccess ||
+      cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  // Freed when the program ends: the holder is made after the CUDA runtime, so it goes before it.
+  struct Kept {
+    std::mutex mutex;
+    std::map<std::pair<int, unsigned long long>, unsigned*> buffers;
+    ~Kept() {
+      for (const auto& entry : buffers) cudaFree(entry.second);
+    }
+  };
+  static Kept kept;
+  const std::lock_guard<std::mutex> lock(kept.mutex);
+  if (const auto it = kept.buffers.find({device, id}); it != kept.buffers.end()) return it->second;
+  void* p = nullptr;
+  if (cudaMalloc(&p, kKeptTickets * sizeof(unsigned)) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  if (cudaMemsetAsync(p, 0, kKeptTickets * sizeof(unsigned), stream) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(p);
+    return nullptr;
+  }
+  kept.buffers.emplace(std::make_pair(device, id), static_cast<unsigned*>(p));
+  return static_cast<unsigned*>(p);
+}
 
 }  // namespace sgemm

@@ -74,6 +74,15 @@ Status device_rates(DeviceRates* out);
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr);
 Status workspace_free(void* ptr, cudaStream_t stream);
 
+// Tickets that stay zero between launches (api/workspace.cpp): `needed` counters, zero now, kept
+// per device and per stream (by the stream's unique id: launches on one stream never overlap),
+// for a kernel whose last block sets each ticket it took back to zero, so no launch needs a
+// memset. nullptr (then the caller zeroes tickets of its own) for a stream being captured into a
+// graph, whose replays may run beside other work on the same stream's buffer, and for more than
+// kKeptTickets.
+constexpr unsigned kKeptTickets = 4096;
+unsigned* kept_tickets(cudaStream_t stream, unsigned needed);
+
 // A copy of a matrix: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros
 // where dst reaches beyond src. repack() queues one launch that makes `first` and, where
 // second.dst is set, `second` too (api/pack.cu). The front door packs unaligned operands with it,

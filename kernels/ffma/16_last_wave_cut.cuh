@@ -295,6 +295,7 @@ sgemm_16_last_wave_cut_shares(int M, int N, int K, float alpha, const float* A, 
 #ifndef SGEMM_DEVICE_ONLY
 #include "common/cut_plan.hpp"
 #include "common/launch.cuh"
+#include "ffma/16_last_wave_cut.hpp"
 #include "tuned/tuned.cuh"
 
 namespace sgemm::rung16 {
@@ -325,23 +326,32 @@ int min_blocks_per_sm() { return Tuned::kMinBlocks; }
 // What the add costs per tile of the cut rows, in slab-times of one block: 12 bytes per element
 // (W and C read, C written) at the DRAM peak, against a slab's 2 BM BN BK flops at one slot's
 // share of the FP32 peak. Negative (no cut) where the device's peaks are unknown.
-double add_slabs_per_tile(int64_t slots) {
-  DeviceRates r;
-  if (device_rates(&r) != Status::kOk || !(r.fp32_flops > 0 && r.dram_bytes > 0)) return -1;
+double add_slabs_per_tile(int64_t slots, const DeviceRates& r) {
+  if (!(r.fp32_flops > 0 && r.dram_bytes > 0)) return -1;
   return 12.0 * r.fp32_flops / (r.dram_bytes * 2.0 * Tuned::BK * double(slots));
+}
+
+// The plan on a device of `slots` resident blocks with peaks `r`.
+cut::Plan plan_on(const GemmArgs& a, int64_t slots, const DeviceRates& r, bool overlap) {
+  return cut::plan(kModel, a.M, a.N, a.K, slots, add_slabs_per_tile(slots, r), overlap);
+}
+
+// The launch's kernels (128-bit accesses or 32-bit ones) prepared on the current device.
+Status prepare_kernels(bool vec, KernelInfo* info, std::string* why) {
+  auto whole = vec ? sgemm_16_last_wave_cut<true, Tuned> : sgemm_16_last_wave_cut<false, Tuned>;
+  auto shares = vec ? sgemm_16_last_wave_cut_shares<true, Tuned> : sgemm_16_last_wave_cut_shares<false, Tuned>;
+  if (const Status s = prepare(whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
+  return prepare(shares, Tuned::kThreads, Tuned::kSmemBytes, info, why);
 }
 
 // The plan for `a` on the current device (the launcher's, and the GPU tests').
 Status plan_of(const GemmArgs& a, cut::Plan* p, std::string* why) {
-  const bool vec = vec4_ok(a, nullptr);
-  auto whole = vec ? sgemm_16_last_wave_cut<true, Tuned> : sgemm_16_last_wave_cut<false, Tuned>;
-  auto shares = vec ? sgemm_16_last_wave_cut_shares<true, Tuned> : sgemm_16_last_wave_cut_shares<false, Tuned>;
   KernelInfo info;
-  if (const Status s = prepare(whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why); s != Status::kOk) return s;
-  if (const Status s = prepare(shares, Tuned::kThreads, Tuned::kSmemBytes, &info, why); s != Status::kOk) return s;
-  const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
+  if (const Status s = prepare_kernels(vec4_ok(a, nullptr), &info, why); s != Status::kOk) return s;
+  DeviceRates r;
+  if (device_rates(&r) != Status::kOk) r = DeviceRates{};
   // Launches overlap only where programmatic dependent launch exists (sm_90 and newer).
-  *p = cut::plan(kModel, a.M, a.N, a.K, slots, add_slabs_per_tile(slots), info.cc_major >= 9);
+  *p = plan_on(a, int64_t(info.sms) * info.blocks_per_sm, r, info.cc_major >= 9);
   return Status::kOk;
 }
 

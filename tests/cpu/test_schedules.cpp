@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/dispatch.hpp"
+#include "dispatch/model.hpp"
 #include "common/stream_k_plan.hpp"
 #include "tuned/tuned.cuh"
 

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "common/dispatch.hpp"
+#include "dispatch/model.hpp"
 #include "gpu_test_util.hpp"
 #include "harness/cuda_check.hpp"
 

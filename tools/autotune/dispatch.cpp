@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/dispatch.hpp"
+#include "dispatch/model.hpp"
 #include "common/launch.hpp"
 #include "harness/problem.hpp"
 #include "harness/timing.hpp"

@@ -1,7 +1,12 @@
-// The dispatch rung's model as the autotuner's calibration (sgemm_autotune --dispatch) and the
-// tests see it; kernels/dispatch/30_auto.cuh defines these functions.
+// The dispatch rung's cost model (kernels/dispatch/30_auto.cuh runs what it picks): plain host
+// C++, model.cpp. Given the shape, the GPU's SMs and occupancy and the measured constants
+// (kernels/tuned/dispatch_sm_<arch>.cuh), it predicts each candidate's time and picks the fastest.
+// The CPU tests call it with a device of their own; the autotuner's calibration
+// (sgemm_autotune --dispatch) with constants it has just measured. docs/rungs/30_auto.md explains it.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,9 +14,45 @@
 #include <cuda_runtime.h>
 
 #include "common/launch.hpp"
+#include "common/stream_k_plan.hpp"
 #include "sgemm_ladder.hpp"
+#include "tuned/tuned.cuh"
 
 namespace sgemm::rung30 {
+
+// The candidates, in the order of tuned::kDispatchCosts: the capstone's kernels in four tiles
+// (stream-K), split-K on two of them, the GEMV, and repack (aligned copies, then a direct one).
+enum class Kind { kTiles, kSplitK, kGemv, kRepack };
+enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kCandidates };
+struct Candidate {
+  const char* name;
+  Kind kind;
+  int BM, BN, BK;  // its tile (GEMV, repack: 0); 30_auto.cuh's configurations match (static_assert)
+};
+inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of the enum
+    {"capstone", Kind::kTiles, tuned::Rung10::BM, tuned::Rung10::BN, tuned::Rung10::BK},
+    {"few_rows", Kind::kTiles, 32, 256, 32},
+    {"few_cols", Kind::kTiles, 128, 64, 32},
+    {"small", Kind::kTiles, 64, 64, 32},
+    {"split_k", Kind::kSplitK, 64, 64, 32},
+    {"split_k_rows", Kind::kSplitK, 32, 256, 32},
+    {"gemv", Kind::kGemv, 0, 0, 0},
+    {"repack", Kind::kRepack, 0, 0, 0},
+};
+constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
+constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32
+
+// What the model knows of the GPU: its SMs, its peaks (the capstone's cut plan prices its add by
+// them), whether launches may overlap (the cut's early launches), and per candidate and access
+// width (0: 32-bit, 1: 128-bit) the blocks its kernels keep resident on one SM (0: it cannot run
+// here). The capstone's: `blocks` as its launch bounds ask, `cutBlocks` as its cut plan counts.
+struct Device {
+  int sms = 0;
+  DeviceRates rates;
+  bool overlap = false;
+  int blocks[kCandidates][2] = {};
+  int cutBlocks[2] = {};
+};
 
 // What the model knows of candidate `c` on these arguments before its measured constants. `runs`
 // is false where the candidate cannot run them (or, for repack, where there is nothing to repack).
@@ -57,6 +98,7 @@ struct Constants {
   std::vector<double> gemvFlopsPerNs;  // per GEMV row group
   double bytesPerNs = 0;
 };
+Constants tuned_constants();     // this build's header, as measured
 Constants measured_constants();  // this build's, scaled to the current device
 // Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
 Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated);
@@ -76,20 +118,50 @@ Split split_of(const GemmArgs& a, int BM, int BN, int BK, const KernelInfo& info
 // A split-K slab's cost at a residency: slab_ns times it, never below lone_ns.
 double slab_ns_at(const Cost& c, double residency);
 
+// Split-K's terms for split `sp`: its slabs per block at its residency, the partials' bytes.
+Terms with_split(Terms t, const GemmArgs& a, const Split& sp);
+// The partial tiles the busiest stream-K block adds in its fix-ups, one after another.
+double fixups_of(const stream_k::Plan& p);
+
+// The GEMV's launch: warps per block (each at least one chunk of `chunk` k steps, up to maxWarps),
+// column blocks of `cols` columns, and K split over blocks until 32 warps a SM have work (a few
+// column groups alone would leave SMs without loads in flight), each warp keeping at least one
+// chunk. 32, not every warp an SM can hold: past that, a split adds more than its loads gain
+// (measured: docs/rungs/30_auto.md). info: the SMs, the kernel's blocks per SM.
+struct GemvGrid {
+  int warps = 1, splits = 1, kPerBlock = 0;
+  int64_t colBlocks = 0;
+};
+GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int cols, int chunk);
+
 // The fraction of BM x BN tiles that check bounds in every slab: all where K is not a whole number
 // of BK slabs (BK 0: not asked), else the last row and column of tiles where they pass M or N.
 double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK);
 // The GEMV's row group for M rows: its kernel computes 2^group rows (1 to 32).
 int gemv_group(int64_t M);
 
+// The model on a given device with given constants: what it knows of candidate `c`, its
+// prediction in nanoseconds (infinity where it cannot run), the candidate it picks
+// (direct_only: not repack).
+Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k);
+double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k);
+size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k);
+
+// The same on the current device (30_auto.cuh's device_of, asked once per device) with its
+// measured constants; choose() remembers its answer per argument signature.
+Status device_of(Device* d);  // defined by 30_auto.cuh: its kernels' occupancy
+const Device& current_device();
+const Constants& device_constants();
+Terms model_terms(int c, const GemmArgs& a);
+double predict_ns(int c, const GemmArgs& a);
+double predict_ns(int c, const GemmArgs& a, const Constants& k);
+size_t choose(const GemmArgs& a, bool direct_only);
+const char* choice(const GemmArgs& a);  // the candidate's name, "repack+<name>" for repack
+
 int candidate_count();
 const char* candidate_name(int c);
 std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
-Terms model_terms(int c, const GemmArgs& a);
-double predict_ns(int c, const GemmArgs& a);  // with measured_constants() of the current device
-double predict_ns(int c, const GemmArgs& a, const Constants& k);
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
-size_t choose(const GemmArgs& a, bool direct_only);  // the candidate the model picks (direct_only: not repack)
 // Split-K candidates with K cut into (at most) `splits` parts instead of the model's choice, and
 // the model's terms for that launch: the calibration prices slabs at a chosen residency this way.
 Terms split_terms(int c, const GemmArgs& a, int splits);

@@ -1,0 +1,342 @@
+// The dispatch rung's cost model (model.hpp): each candidate's terms from the shape and the
+// device, its predicted time from the measured constants, and the pick. Host code only; the
+// kernels and their launches are the rung's (kernels/dispatch/30_auto.cuh).
+#include "dispatch/model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include "common/cut_plan.hpp"
+#include "ffma/16_last_wave_cut.hpp"
+#include "tuned/dispatch.cuh"
+#include "tuned/tuned.cuh"
+
+namespace sgemm::rung30 {
+
+namespace {
+int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr int kVecFloats = 4;  // floats per 128-bit access: split-K's partial rows are whole float4s
+}  // namespace
+
+static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == kCandidates,
+              "one measured cost per candidate, in the candidates' order");
+
+// ---- the terms ----------------------------------------------------------------------------------
+
+double fixups_of(const stream_k::Plan& p) {
+  if (p.skBlocks == 0) return 0;
+  const stream_k::Schedule& s = p.sched;
+  const int blocks = p.skBlocks;
+  auto block_of = [&](int64_t slab) {  // the block whose share holds `slab`
+    int b = int(std::min<int64_t>(blocks - 1, slab * blocks / s.skSlabs));
+    while (b + 1 < blocks && s.sk_begin(b + 1, blocks) <= slab) ++b;
+    while (b > 0 && s.sk_begin(b, blocks) > slab) --b;
+    return b;
+  };
+  // For each tile cut between blocks, the block holding its first slab adds one partial per later
+  // block whose share reaches into the tile.
+  std::vector<double> added(size_t(blocks), 0.0);
+  for (int64_t begin = 0; begin < s.skSlabs; begin += s.kTiles) {
+    const int first = block_of(begin), last = block_of(begin + s.kTiles - 1);
+    added[size_t(first)] += last - first;
+  }
+  return *std::max_element(added.begin(), added.end());
+}
+
+Split split_into(const GemmArgs& a, int BM, int BN, int BK, int64_t wanted, const KernelInfo& info) {
+  const int64_t tiles = div_up(a.M, BM) * div_up(a.N, BN), kTiles = div_up(a.K, BK);
+  const int64_t per = div_up(kTiles, std::max<int64_t>(1, wanted)), used = div_up(kTiles, per);
+  Split sp{int(used), int(per)};
+  sp.residency = double(div_up(tiles * used, std::max(info.sms, 1))) / double(std::max(info.blocks_per_sm, 1));
+  return sp;
+}
+
+// A split-K slab: the full SM's slab scaled by the SM's share of blocks, but never less than a
+// block's slab alone on its SM (one block cannot fill an SM's issue slots). Whole tiles run with
+// every SM full: residency 1, lone_ns 0.
+double slab_ns_at(const Cost& c, double residency) { return std::max(c.lone_ns, c.slab_ns * residency); }
+
+// Among the splits that keep every block in one wave (split-K is for tile grids that leave SMs
+// idle) with at least kMinSlabsPerSplit slabs each: the least slabs per block times their cost at
+// the split's residency, plus the partials' bytes written and read over the bandwidth.
+Split split_of(const GemmArgs& a, int BM, int BN, int BK, const KernelInfo& info, const Cost& cost, double bytesPerNs) {
+  const int64_t tiles = div_up(a.M, BM) * div_up(a.N, BN), kTiles = div_up(a.K, BK);
+  const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
+  const double rowBytes = 4.0 * double(div_up(a.N, kVecFloats) * kVecFloats);
+  Split best;
+  double bestNs = std::numeric_limits<double>::infinity();
+  for (int64_t s = 2; s * kMinSlabsPerSplit <= kTiles && tiles * s <= slots && s <= 65535; ++s) {
+    const Split sp = split_into(a, BM, BN, BK, s, info);
+    const double ns = double(sp.slabsPerSplit) * slab_ns_at(cost, sp.residency) +
+                      2.0 * double(sp.splits) * double(a.M) * rowBytes / bytesPerNs;
+    if (ns < bestNs) best = sp, bestNs = ns;
+  }
+  return best;
+}
+
+// The last split's K tail alone checks bounds; C is written (and read, with beta).
+Terms with_split(Terms t, const GemmArgs& a, const Split& sp) {
+  if (sp.splits < 2) return t;
+  t.slabs = sp.slabsPerSplit;
+  t.residency = sp.residency;
+  const double rowBytes = 4.0 * double(div_up(a.N, kVecFloats) * kVecFloats), mn = double(a.M) * double(a.N);
+  t.moveBytes = 2.0 * double(sp.splits) * double(a.M) * rowBytes + 4.0 * mn * (a.beta != 0 ? 2 : 1);
+  t.runs = true;
+  return t;
+}
+
+// BK > 0 asks about a K tail; split-K passes 0 (its last split alone has the tail).
+double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
+  if (BK > 0 && a.K % BK != 0) return 1.0;
+  const double rows = double(div_up(a.M, BM)), cols = double(div_up(a.N, BN));
+  return 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
+}
+
+int gemv_group(int64_t M) {
+  int g = 0;
+  while (g + 1 < kGemvGroups && (int64_t(1) << g) < M) ++g;
+  return g;
+}
+static_assert(kGemvMaxRows == 1 << (kGemvGroups - 1), "the last row group is the GEMV's most rows");
+
+GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int cols, int chunk) {
+  constexpr int kWarpsPerSm = 32;
+  GemvGrid g;
+  const int64_t chunks = div_up(a.K, chunk);
+  g.colBlocks = div_up(a.N, cols);
+  g.warps = int(std::clamp<int64_t>(chunks, 1, maxWarps));
+  const int64_t resident = int64_t(info.sms) * std::min(kWarpsPerSm, info.blocks_per_sm * maxWarps);
+  const int64_t wanted = std::max<int64_t>(1, resident / (int64_t(g.warps) * g.colBlocks));
+  const int64_t most = std::max<int64_t>(1, chunks / g.warps);
+  const int64_t chunksPerBlock = div_up(chunks, std::min<int64_t>({wanted, most, 65535}));
+  g.kPerBlock = int(chunksPerBlock * chunk);
+  g.splits = int(div_up(chunks, chunksPerBlock));  // every block gets k steps
+  return g;
+}
+
+Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k) {
+  const Candidate& cand = kCandidateList[size_t(c)];
+  Terms t;
+  t.minBytes = 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
+  switch (cand.kind) {
+    case Kind::kGemv:
+      if (a.M > kGemvMaxRows) return t;
+      t.gemvBytes = t.minBytes;
+      t.gemvGroup = gemv_group(a.M);
+      t.gemvFlops = 2.0 * double(int64_t(1) << t.gemvGroup) * double(a.N) * double(a.K);
+      t.runs = true;
+      return t;
+    case Kind::kRepack: {
+      const PackPlan r = pack_plan(a);
+      if (!r.any()) return t;  // nothing to repack: the direct candidates say it all
+      t.inner = int(choose(r.args, true, d, k));
+      t.repacked = r.args;
+      t.moveBytes = r.moveBytes;
+      t.runs = true;
+      return t;
+    }
+    case Kind::kTiles:
+    case Kind::kSplitK:
+      break;
+  }
+  const bool vec = vec4_ok(a, nullptr);
+  const KernelInfo info{d.sms, d.blocks[size_t(c)][vec ? 1 : 0], 0};
+  if (info.blocks_per_sm <= 0 || !grid_ok(div_up(a.N, cand.BN), div_up(a.M, cand.BM), nullptr)) return t;
+  const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
+  t.unaligned = !vec;
+  t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK);
+  if (cand.kind == Kind::kSplitK)
+    return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
+  if (c == int(kCapstone) && d.cutBlocks[vec ? 1 : 0] > 0) {
+    const cut::Plan cp = rung16::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
+    if (cp.cut()) {
+      // The capstone cuts the last wave: the cut plan's time, less what it charges every block
+      // besides its slabs (the whole-tile terms here charge none).
+      t.slabs = cp.slabTimes - cp.blockSlabs;
+      t.runs = true;
+      return t;
+    }
+  }
+  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
+  const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
+  if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
+    t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
+    t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
+    for (int b = 0; b < p.skBlocks; ++b) {  // units: the tiles a share touches
+      const int64_t first = p.sched.sk_begin(b, p.skBlocks), end = p.sched.sk_begin(b + 1, p.skBlocks);
+      if (end > first) t.shareUnits = std::max(t.shareUnits, double((end - 1) / p.sched.kTiles - first / p.sched.kTiles + 1));
+    }
+  } else {
+    t.slabs = p.slabTimes;
+  }
+  t.fixups = fixups_of(p);
+  t.runs = true;
+  return t;
+}
+
+// ---- the constants ------------------------------------------------------------------------------
+
+// What is bound by memory scales with the memory, what is bound by the SMs with the SMs: the
+// first-order correction for another GPU of the architecture (an H100 on an H200's constants) or
+// one without a header of its own. Launch costs stay as measured. Unchanged where a peak is unknown.
+Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated) {
+  for (const DeviceRates& r : {here, calibrated})
+    if (!(r.fp32_flops > 0 && r.dram_bytes > 0 && r.sms > 0)) return k;
+  const double chip = here.fp32_flops / calibrated.fp32_flops;
+  const double perSm = chip * double(calibrated.sms) / double(here.sms);
+  k.bytesPerNs *= here.dram_bytes / calibrated.dram_bytes;
+  for (double& f : k.gemvFlopsPerNs) f *= chip;
+  for (Cost& c : k.costs) {
+    c.slab_ns /= perSm;
+    c.fixup_ns /= perSm;
+    c.unit_ns /= perSm;
+    c.lone_ns /= perSm;
+  }
+  return k;
+}
+
+// Every candidate's slab factors are spelled out (a header that leaves them out would price
+// checked and unaligned slabs at nothing).
+constexpr bool slab_factors_measured() {
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
+    if (!(c.guard > 0 && c.unaligned > 0)) return false;
+  return true;
+}
+static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
+
+Constants tuned_constants() {
+  Constants k;
+  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
+    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned});
+  static_assert(sizeof(tuned::kGemvFlopsPerNs) / sizeof(tuned::kGemvFlopsPerNs[0]) == kGemvGroups,
+                "one GEMV FLOP rate per row group");
+  k.gemvFlopsPerNs.assign(std::begin(tuned::kGemvFlopsPerNs), std::end(tuned::kGemvFlopsPerNs));
+  k.bytesPerNs = tuned::kBytesPerNs;
+  return k;
+}
+
+Constants measured_constants() {
+  DeviceRates here;
+  if (device_rates(&here) != Status::kOk) return tuned_constants();
+  DeviceRates calibrated;
+  calibrated.fp32_flops = tuned::kCalibratedFp32Gflops * 1e9;
+  calibrated.dram_bytes = tuned::kCalibratedDramGBps * 1e9;
+  calibrated.sms = tuned::kCalibratedSms;
+  return scale_constants(tuned_constants(), here, calibrated);
+}
+
+// ---- the prediction and the pick ----------------------------------------------------------------
+
+// Its terms times the constants, plus its fixed cost; the GEMM kernel never faster than the bytes
+// it must move over the measured bandwidth. Repack: its copies, plus the prediction for the
+// candidate that runs on them.
+double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k) {
+  const Terms t = model_terms(c, a, d, k);
+  if (!t.runs) return std::numeric_limits<double>::infinity();
+  const Cost& cost = k.costs[size_t(c)];
+  const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
+  if (t.inner >= 0) return predict_ns(t.inner, t.repacked, d, k) + moved;
+  const double slab =
+      slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) * (1.0 + (cost.guard - 1.0) * t.guarded);
+  const double gemv =
+      t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
+  const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;
+  return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
+}
+
+size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k) {
+  size_t best = 0;
+  double bestNs = std::numeric_limits<double>::infinity();
+  for (size_t c = 0; c < kCandidates; ++c) {
+    if (direct_only && kCandidateList[c].kind == Kind::kRepack) continue;
+    if (const double ns = predict_ns(int(c), a, d, k); ns < bestNs) best = c, bestNs = ns;
+  }
+  return best;
+}
+
+// ---- on the current device ----------------------------------------------------------------------
+
+namespace {
+// f() of the current device, made once per device.
+template <class T, class Make>
+const T& per_device(Make make) {
+  static std::mutex mutex;
+  static std::map<int, T> perDevice;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = perDevice.find(device);
+  if (it == perDevice.end()) it = perDevice.emplace(device, make()).first;
+  return it->second;  // map nodes stay put
+}
+}  // namespace
+
+const Constants& device_constants() { return per_device<Constants>(measured_constants); }
+const Device& current_device() {
+  return per_device<Device>([] {
+    Device d;
+    if (device_of(&d) != Status::kOk) d = Device{};
+    return d;
+  });
+}
+
+Terms model_terms(int c, const GemmArgs& a) { return model_terms(c, a, current_device(), device_constants()); }
+double predict_ns(int c, const GemmArgs& a, const Constants& k) { return predict_ns(c, a, current_device(), k); }
+double predict_ns(int c, const GemmArgs& a) { return predict_ns(c, a, device_constants()); }
+
+// Remembered per device and per everything the model reads (sizes, leading dimensions, which
+// operands are 16-byte aligned, beta == 0): the model evaluates every candidate's plan, host time
+// that a short GEMV must not pay at every call.
+size_t choose(const GemmArgs& a, bool direct_only) {
+  using Key = std::array<int64_t, 9>;
+  static std::mutex mutex;
+  static std::map<Key, size_t> cache;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return choose(a, direct_only, current_device(), device_constants());
+  auto aligned = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) % 16 == 0); };
+  const Key key{a.M, a.N, a.K, a.lda, a.ldb, a.ldc,
+                aligned(a.A) | aligned(a.B) << 1 | aligned(a.C) << 2 | int64_t(a.beta == 0) << 3,
+                int64_t(direct_only), int64_t(device)};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  const size_t c = choose(a, direct_only, current_device(), device_constants());
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= 4096) cache.clear();  // bounded: a long-running caller with ever new shapes
+  cache.emplace(key, c);
+  return c;
+}
+
+const char* choice(const GemmArgs& a) {
+  static const std::vector<std::string> repacked = [] {
+    std::vector<std::string> names;
+    for (const Candidate& c : kCandidateList) names.push_back(std::string("repack+") + c.name);
+    return names;
+  }();
+  const size_t c = choose(a, false);
+  if (kCandidateList[c].kind != Kind::kRepack) return kCandidateList[c].name;
+  return repacked[size_t(model_terms(int(c), a).inner)].c_str();
+}
+
+int candidate_count() { return int(kCandidates); }
+const char* candidate_name(int c) { return kCandidateList[size_t(c)].name; }
+std::pair<int, int> candidate_tile(int c) { return {kCandidateList[size_t(c)].BM, kCandidateList[size_t(c)].BN}; }
+
+Terms split_terms(int c, const GemmArgs& a, int splits) {
+  const Candidate& cand = kCandidateList[size_t(c)];
+  Terms t = model_terms(c, a);  // the bytes every kernel moves, the alignment
+  if (cand.kind != Kind::kSplitK) return t;
+  t.runs = false;
+  const Device& d = current_device();
+  const KernelInfo info{d.sms, d.blocks[size_t(c)][vec4_ok(a, nullptr) ? 1 : 0], 0};
+  if (info.blocks_per_sm <= 0) return t;
+  return with_split(t, a, split_into(a, cand.BM, cand.BN, cand.BK, splits, info));
+}
+
+}  // namespace sgemm::rung30

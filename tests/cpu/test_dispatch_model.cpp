@@ -1,0 +1,122 @@
+// The dispatch rung's cost model (kernels/dispatch/model.cpp) on the CPU: the build's measured
+// constants on an H200 described by hand (its SMs, peaks and the blocks each candidate's kernels
+// keep resident), no GPU needed. Its picks on each class of shape are the ones the model made on
+// the GPU before it moved out of the rung file (the suite's "kernel chosen" column,
+// docs/rungs/30_auto.md), and its predictions are finite where a candidate runs and never fall
+// as the work grows.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "dispatch/model.hpp"
+#include "ffma/16_last_wave_cut.hpp"
+
+namespace {
+
+using namespace sgemm::rung30;
+
+// An H200: 132 SMs, its FP32 and DRAM peaks, and the blocks of each candidate's kernels an SM
+// holds (the same with 32-bit and 128-bit accesses): from the registers and shared memory of this
+// build's sm_90 kernels (tools/cuobjdump.sh -res-usage), the capstone's as its launch bounds ask.
+constexpr int kFewRowsBlocks = 3, kFewColsBlocks = 2, kSmallBlocks = 3, kSplitKSmallBlocks = 4;
+Device h200() {
+  Device d;
+  d.sms = 132;
+  d.rates = {66908.2e9, 4814.3e9, 132};
+  d.overlap = true;
+  const int blocks[kCandidates] = {sgemm::rung16::min_blocks_per_sm(), kFewRowsBlocks, kFewColsBlocks, kSmallBlocks,
+                                   kSplitKSmallBlocks, kFewRowsBlocks, 0, 0};
+  for (size_t c = 0; c < kCandidates; ++c) d.blocks[c][0] = d.blocks[c][1] = blocks[c];
+  d.cutBlocks[0] = d.cutBlocks[1] = sgemm::rung16::min_blocks_per_sm();
+  return d;
+}
+
+// M x N x K, contiguous rows (leading dimensions K, N, N) from 256-byte-aligned addresses, beta 0.
+sgemm::GemmArgs shape(int64_t M, int64_t N, int64_t K) {
+  sgemm::GemmArgs a;
+  a.M = M, a.N = N, a.K = K, a.lda = K, a.ldb = N, a.ldc = N;
+  a.A = reinterpret_cast<const float*>(uintptr_t{1} << 20);
+  a.B = reinterpret_cast<const float*>(uintptr_t{1} << 36);
+  a.C = reinterpret_cast<float*>(uintptr_t{1} << 40);
+  a.alpha = 1.0f, a.beta = 0.0f;
+  return a;
+}
+
+std::string picked(const sgemm::GemmArgs& a) {
+  const Device d = h200();
+  const Constants k = tuned_constants();
+  const size_t c = choose(a, false, d, k);
+  if (kCandidateList[c].kind != Kind::kRepack) return kCandidateList[c].name;
+  return std::string("repack+") + kCandidateList[model_terms(int(c), a, d, k).inner].name;
+}
+
+TEST(DispatchModelOnCpu, PicksPerClassOfShape) {
+  EXPECT_EQ(picked(shape(1, 4096, 4096)), "gemv");              // decode, batch 1
+  EXPECT_EQ(picked(shape(8, 4096, 4096)), "gemv");              // decode, a few rows
+  EXPECT_EQ(picked(shape(16, 128256, 4096)), "gemv");           // vocabulary projection, 16 tokens
+  EXPECT_EQ(picked(shape(32, 4096, 4096)), "split_k_rows");     // decode, 32 rows
+  EXPECT_EQ(picked(shape(64, 14336, 4096)), "few_rows");        // few rows
+  EXPECT_EQ(picked(shape(128, 4096, 4096)), "few_cols");        // few tile rows
+  EXPECT_EQ(picked(shape(65536, 64, 1024)), "few_cols");        // few columns
+  EXPECT_EQ(picked(shape(64, 64, 65536)), "split_k");           // a reduction over a long K
+  EXPECT_EQ(picked(shape(2048, 64, 2048)), "split_k");          // small, split-K
+  EXPECT_EQ(picked(shape(128, 128, 128)), "small");             // small
+  EXPECT_EQ(picked(shape(1024, 1024, 80)), "small");
+  EXPECT_EQ(picked(shape(2048, 6144, 4096)), "capstone");       // the capstone
+  EXPECT_EQ(picked(shape(8192, 8192, 8192)), "capstone");
+  EXPECT_EQ(picked(shape(3001, 2999, 997)), "repack+capstone");  // ragged rows: repack
+  EXPECT_EQ(picked(shape(2048, 50257, 768)), "repack+capstone");
+  EXPECT_EQ(picked(shape(1023, 1023, 1023)), "few_cols");       // ragged, too short to repack
+}
+
+TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
+  const Device d = h200();
+  const Constants k = tuned_constants();
+  for (const sgemm::GemmArgs& a : {shape(1, 4096, 4096), shape(32, 4096, 4096), shape(1023, 1023, 1023),
+                                   shape(4096, 4096, 4096), shape(64, 64, 65536)})
+    for (int c = 0; c < candidate_count(); ++c) {
+      const double ns = predict_ns(c, a, d, k);
+      if (!model_terms(c, a, d, k).runs) {
+        EXPECT_TRUE(std::isinf(ns)) << candidate_name(c);
+        continue;
+      }
+      EXPECT_TRUE(std::isfinite(ns)) << candidate_name(c) << " " << a.M << "x" << a.N << "x" << a.K;
+      EXPECT_GT(ns, 0.0) << candidate_name(c);
+    }
+  EXPECT_FALSE(model_terms(kGemv, shape(33, 4096, 4096), d, k).runs);      // the GEMV serves M <= 32
+  EXPECT_FALSE(model_terms(kRepack, shape(1024, 1024, 1024), d, k).runs);  // nothing to repack
+  EXPECT_TRUE(model_terms(kRepack, shape(1023, 1023, 1023), d, k).runs);
+  EXPECT_FALSE(model_terms(kFewRows, shape(64, 64, 64), Device{}, k).runs);  // no kernel fits: no tiles
+}
+
+TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {
+  const Device d = h200();
+  const Constants k = tuned_constants();
+  // Along K (more slabs of the same tiles) and along N for the GEMV (more of B to read): the
+  // prediction never falls. The floor of every prediction is the bytes it must move.
+  for (int c : {int(kCapstone), int(kFewRows), int(kFewCols), int(kSmall), int(kGemv)}) {
+    double before = 0;
+    for (int64_t K = 256; K <= 16384; K *= 2) {
+      const double ns = predict_ns(c, shape(c == int(kGemv) ? 8 : 1024, 4096, K), d, k);
+      EXPECT_GE(ns, before) << candidate_name(c) << " K " << K;
+      before = ns;
+    }
+  }
+  double before = 0;
+  for (int64_t N = 1024; N <= 131072; N *= 2) {
+    const double ns = predict_ns(kGemv, shape(1, N, 4096), d, k);
+    EXPECT_GE(ns, before) << "gemv N " << N;
+    EXPECT_GE(ns, 4.0 * 4096.0 * double(N) / k.bytesPerNs);  // B read once, at best
+    before = ns;
+  }
+  // Repack costs its copies on top of what runs on them.
+  const sgemm::GemmArgs odd = shape(3001, 2999, 997);
+  const Terms t = model_terms(kRepack, odd, d, k);
+  ASSERT_TRUE(t.runs);
+  EXPECT_GT(predict_ns(kRepack, odd, d, k), predict_ns(t.inner, t.repacked, d, k));
+}
+
+}  // namespace
