@@ -1,8 +1,10 @@
 // The registry is the one table of rungs. These tests hold the curriculum to its form: ids and
 // slugs agree, each track is a chain in which every rung builds on the one before it, every rung
-// file is registered and its header (at most 30 lines) agrees with the table, and no file under
-// kernels/ carries a measured figure (measurements live in bench/results and docs/).
+// file is registered and its header (at most 30 lines) agrees with the table, the CUDA-core track
+// has one capstone, and no file under kernels/ carries a measured figure (measurements live in
+// bench/results and docs/).
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -146,6 +148,7 @@ TEST(Registry, CAbiMirrorsTheTable) {
     EXPECT_STREQ(d.arch, r.arch);
     EXPECT_STREQ(d.kernel, r.kernel);
     EXPECT_EQ(std::string(d.tile), r.tile());
+    EXPECT_EQ(d.capstone != 0, r.capstone);
   }
   EXPECT_EQ(sgemm_ladder_kernel_id(-1), -1);
   EXPECT_EQ(sgemm_ladder_kernel_id(sgemm_ladder_kernel_count()), -1);
@@ -214,6 +217,30 @@ TEST(Registry, ArchitectureColumnMatchesTheBuild) {
   EXPECT_EQ(cmake, table);
 }
 
+// The capstone is a fact of the registry: one rung carries it, the last of the CUDA-core track (the
+// rung the track leads up to), the C ABI reports it, and the dispatch rung builds on that rung's
+// file. The docs generator and the Python package read it from the C ABI (tests/python).
+TEST(Registry, OneCapstoneTheLastOfTheCudaCoreTrack) {
+  std::vector<const sgemm::Rung*> marked;
+  for (const sgemm::Rung& r : sgemm::registry())
+    if (r.capstone) marked.push_back(&r);
+  ASSERT_EQ(marked.size(), 1u) << "exactly one rung of the registry is the capstone";
+  const sgemm::Rung* cap = marked.front();
+  const auto by_track = tracks();
+  EXPECT_EQ(sgemm::capstone(), cap);
+  EXPECT_EQ(cap->track, sgemm::Track::kCudaCore);
+  EXPECT_EQ(cap, by_track.at(sgemm::Track::kCudaCore).back()) << "the capstone ends its track";
+  for (const sgemm::Rung& r : sgemm::registry()) {
+    sgemm_ladder_kernel_desc d{};
+    ASSERT_EQ(sgemm_ladder_kernel_describe(r.id, &d), SGEMM_LADDER_OK);
+    EXPECT_EQ(d.capstone, &r == cap ? 1 : 0) << r.slug;
+  }
+  // The dispatch rung runs the capstone's kernels: it includes the capstone's file.
+  for (const sgemm::Rung* r : by_track.at(sgemm::Track::kDispatch))
+    EXPECT_NE(read_file(kKernels / r->source).find("#include \"" + std::string(cap->source) + "\""), std::string::npos)
+        << "kernels/" << r->source << " does not include the capstone, kernels/" << cap->source;
+}
+
 TEST(Registry, NoMeasuredFigureUnderKernels) {
   // Refreshing results changes nothing under kernels/: measurements live in bench/results and in
   // the generated parts of docs/. A figure with a unit of speed or a share of cuBLAS is one.
@@ -226,3 +253,8 @@ TEST(Registry, NoMeasuredFigureUnderKernels) {
         << entry.path().lexically_relative(kKernels).string() << ": '" << m.str() << "'";
   }
 }
+
+// The Python package and the docs generator read the registry through the C ABI; the descriptor
+// grows only at its end, so a caller built against an older header still reads its fields.
+static_assert(offsetof(sgemm_ladder_kernel_desc, capstone) > offsetof(sgemm_ladder_kernel_desc, tile),
+              "fields are added at the end of sgemm_ladder_kernel_desc");
