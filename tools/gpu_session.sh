@@ -69,7 +69,8 @@ for step in "${steps[@]}"; do
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
         --accuracy-sweep --json "$out/${gpu}.json" ;;
     unaligned)  # every rung from the vectorized one up at 4096^3 with every leading dimension 4097
-      ids=$("$bench" --list | awk '/^[0-9]/ && $1 >= 6 {printf "%s%s", sep, $1; sep = ","}')
+      # (from the first rung whose reported kernel is its 128-bit instance, `true` in the registry)
+      ids=$(registry '",".join(str(r.id) for r in rungs[next(i for i, r in enumerate(rungs) if "true" in r.kernel):])')
       run_step unaligned "$bench" --kernel "$ids" --m 4096 --n 4096 --k 4096 --lda 4097 --ldb 4097 --ldc 4097 \
         --min-time 0.1 --json "$out/${gpu}_unaligned.json" ;;
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
