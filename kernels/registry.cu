@@ -73,12 +73,14 @@ constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Tr
                 kDispatch = Track::kDispatch;
 constexpr int kNone = -1;  // builds on nothing
 constexpr bool kPacks = true;  // the front door may pack unaligned operands (Rung::packs_unaligned)
+constexpr bool kCapstone = true;  // the CUDA-core track's capstone (Rung::capstone)
 }  // namespace
 
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
 // architecture, the kernel the tools report (text in its name: from rung 6 on, the instance with
-// 128-bit accesses, `<true`), precision, then the functions; last, for rungs whose kernel reads the
-// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands).
+// 128-bit accesses, `<true`), precision, then the functions; then, for rungs whose kernel reads the
+// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); last,
+// on one row, kCapstone (the rung the CUDA-core track leads up to).
 const std::vector<Rung>& registry() {
   static const std::vector<Rung> table = {
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",
@@ -140,7 +142,8 @@ const std::vector<Rung>& registry() {
        "the tile rows of a partly empty last wave are cut along K into two more launches of the unchanged whole-tile "
        "kernel, started early by programmatic dependent launch, and an add; a model of how blocks take slots picks "
        "the cut",
-       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks},
+       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks,
+       kCapstone},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",
@@ -185,6 +188,12 @@ const std::vector<Rung>& registry() {
        "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice},
   };
   return table;
+}
+
+const Rung* capstone() {
+  for (const Rung& r : registry())
+    if (r.capstone) return &r;
+  return nullptr;
 }
 
 const Rung* find_rung(int id) {

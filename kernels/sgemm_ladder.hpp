@@ -98,10 +98,16 @@ struct Rung {
   // rows start on 16-byte boundaries and a 32-bit path elsewhere: the front door may pack its
   // unaligned operands into aligned copies first (see packs()).
   bool packs_unaligned = false;
+  // True for the one rung of the CUDA-core track that the others lead up to: the README's headline,
+  // the rung the dispatch rung builds its candidates on, the package's rung when there is no
+  // dispatch rung. Exactly one rung carries it (a CPU test checks); nothing else decides it.
+  bool capstone = false;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).
 const std::vector<Rung>& registry();
+// The capstone: the registry's one rung with `capstone` set (null only if the table has none).
+const Rung* capstone();
 // The rung for an id or a slug ("7", "07", "07_bank_conflict_free", "bank_conflict_free"), or null.
 const Rung* find_rung(const std::string& id_or_slug);
 const Rung* find_rung(int id);

@@ -78,11 +78,10 @@ GLOSSARY = REPO / "docs" / "glossary.md"
 RENDER = REPO / "notebooks" / "render_figures.py"
 # What notebooks/render_figures.py imports (notebooks/requirements.txt), as modules.
 FIGURE_PACKAGES = ("numpy", "pandas", "matplotlib", "PIL", "nbformat", "nbclient", "ipykernel")
-# How the README names a track (a track not listed goes by its registry name); the capstone is the
-# last rung of CAPSTONE_TRACK.
+# How the README names a track (a track not listed goes by its registry name). Which rung is the
+# capstone is the registry's word (Rung.capstone), read through the package.
 TRACK_NAMES = {"cuda-core": "CUDA cores", "tensor-core": "Tensor cores", "dispatch": "Dispatch",
                "baseline": "Baseline"}
-CAPSTONE_TRACK = "cuda-core"
 # Nsight Compute columns worth quoting when they move (tools/ncu_profile.py names); the page
 # quotes those that moved most since the rung's predecessor, whatever the rung.
 NCU_METRICS = (
@@ -400,11 +399,12 @@ def suite_rows(results, rung_id: int) -> dict:
 def suite_section(r, tag: str, suite) -> list[str]:
     """The dispatch rung's page: every shape of the workload suite, the kernel the model chose, its
     speed against cuBLAS and against the capstone, and the summary the issue asks for."""
-    capstone = max((row.rung for row in suite.rows if row.rung not in (0, r.id)), default=None)
-    mine, cap = suite_rows(suite, r.id), suite_rows(suite, capstone) if capstone is not None else {}
+    top = capstone(sgemm_ladder.rungs())
+    capstone_id = top.id if top is not None and any(row.rung == top.id for row in suite.rows) else None
+    mine, cap = suite_rows(suite, r.id), suite_rows(suite, capstone_id) if capstone_id is not None else {}
     head = ["shape", "M x N x K", "kernel chosen", "GFLOP/s", "% of cuBLAS [95% interval]"]
     if cap:
-        head.append(f"rung {capstone:02d} % of cuBLAS")
+        head.append(f"rung {capstone_id:02d} % of cuBLAS")
     head.append("verified")
     rows, pcts = [], []
     for name, row in mine.items():
@@ -514,8 +514,8 @@ class Linker:
 
 
 def capstone(rungs):
-    track = [r for r in rungs if r.track == CAPSTONE_TRACK]
-    return track[-1] if track else None
+    """The registry's capstone (the rung marked Rung.capstone), or None."""
+    return next((r for r in rungs if r.capstone), None)
 
 
 def readme_block(rungs, gpus, link=None) -> str:

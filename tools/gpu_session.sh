@@ -20,6 +20,11 @@ mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 cd "$root"
 bench=build/release/bench/sgemm_bench
+# Facts about rungs come from the registry (through the package, which reads the built library):
+#   registry 'EXPRESSION over rungs'  prints the expression, e.g. the capstone's id.
+registry() {
+  PYTHONPATH="$root/python" python3 -c "from sgemm_ladder import library as l; rungs = l.rungs(); print($1)"
+}
 summary=()
 # The results files are named after the GPU: "NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" -> h100.
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed -E 's/^NVIDIA //; s/ .*//' |
@@ -64,11 +69,12 @@ for step in "${steps[@]}"; do
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
         --accuracy-sweep --json "$out/${gpu}.json" ;;
     unaligned)  # every rung from the vectorized one up at 4096^3 with every leading dimension 4097
-      ids=$("$bench" --list | awk '/^[0-9]/ && $1 >= 6 {printf "%s%s", sep, $1; sep = ","}')
+      # (from the first rung whose reported kernel is its 128-bit instance, `true` in the registry)
+      ids=$(registry '",".join(str(r.id) for r in rungs[next(i for i, r in enumerate(rungs) if "true" in r.kernel):])')
       run_step unaligned "$bench" --kernel "$ids" --m 4096 --n 4096 --k 4096 --lda 4097 --ldb 4097 --ldc 4097 \
         --min-time 0.1 --json "$out/${gpu}_unaligned.json" ;;
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
-      run_step suite "$bench" --kernel 0,15,auto --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
+      run_step suite "$bench" --kernel "0,$(registry 'l.capstone().id'),auto" --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
     python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network
       run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps \
         --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=native . &&

@@ -73,7 +73,7 @@ CATEGORIES = [
     "FFMA.reuse",
 ]
 # Not instructions: NOP padding, and FFMA.reuse, the FFMA source operands flagged .reuse (served
-# from the operand reuse cache instead of the register file; rung 16's lesson).
+# from the operand reuse cache instead of the register file; the register-reuse rung's lesson).
 NOT_IN_TOTAL = {"NOP", "FFMA.reuse"}
 BRANCH_OPCODES = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BREAK",
                   "BSSY", "BSYNC", "WARPSYNC", "KILL"}

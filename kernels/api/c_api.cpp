@@ -54,6 +54,7 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder
   if (!r) return SGEMM_LADDER_ERR_UNKNOWN_KERNEL;
   if (!out) return SGEMM_LADDER_ERR_NULL_POINTER;
   *out = {r->id,     r->slug,   sgemm::track_name(r->track), r->builds_on, r->title, r->lesson,
-          r->precision.fp32_accurate ? 1 : 0, r->source, r->arch, r->kernel, tiles.at(r->id).c_str()};
+          r->precision.fp32_accurate ? 1 : 0, r->source, r->arch, r->kernel, tiles.at(r->id).c_str(),
+          r->capstone ? 1 : 0};
   return SGEMM_LADDER_OK;
 }

@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, R
 std::atomic<Packing> g_packing{Packing::kAuto};
 
 // The rule: pack when the copies, at the device's DRAM peak, take at most kPackShare of the time
-// the product takes at the FP32 peak. The 32-bit paths they replace cost rungs 15-40% (the
-// unaligned results), so a copy below a tenth of the product's best time is a clear win; the
-// bound uses peaks for both, so it needs no measured constant and holds on any GPU.
+// the product takes at the FP32 peak. The 32-bit paths they replace cost the rungs much more than
+// that (docs/design.md, unaligned operands), so a copy below a tenth of the product's best time is
+// a clear win; the bound uses peaks for both, so it needs no measured constant and holds anywhere.
 constexpr double kPackShare = 0.10;
 
 bool pack_pays(const GemmArgs& a, const PackPlan& p) {
@@ -80,9 +80,9 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 
 }  // namespace
 
-// K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took 10 percent longer on copies
-// with K padded by zeros to whole slabs (A's rows 1024 floats apart) than on copies that keep the
-// tail (rows 1000 apart, the last slab's loads checked): H200, Nsight Compute, commit 1b8d04f.
+// K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took longer on copies with K
+// padded by zeros to whole slabs (A's rows 1024 floats apart) than on copies that keep the tail
+// (rows 1000 apart, the last slab's loads checked); docs/rungs/30_auto.md has the measurement.
 PackPlan pack_plan(const GemmArgs& a) {
   PackPlan p;
   p.a = !rows_aligned(a.A, a.lda);

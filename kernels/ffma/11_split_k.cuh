@@ -279,8 +279,8 @@ using Tuned = Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages,
 constexpr int kMaxSplit = 8;          // at most 8 partial tiles per output tile
 constexpr int kMinSlabsPerSplit = 4;  // each block still runs a pipeline of >= 4 slabs
 // The model's exchange rate: bytes the reduction moves in the time one block computes one slab
-// (H200: a 64x256x32 slab is ~1 MFLOP, ~6 us per block at 70% of the FP32 peak shared by 264
-// resident blocks; 3.5 TB/s moves ~20 MB in that time; 16 MiB keeps the estimate conservative).
+// (264 resident blocks share the H200's FP32 rate, so one slab-time is the time 264 slabs of ~1
+// MFLOP take, in which its DRAM peak moves about 20 MB; 16 MiB keeps the estimate conservative).
 constexpr double kReduceBytesPerSlab = 16.0 * 1024 * 1024;
 constexpr int kReduceThreads = 256;
 

@@ -13,7 +13,7 @@
 //   The kernels now take their work as a Unit (tile, slabs, how to finish) and a Gemm.
 // WHY: rung 11 splits K only where the grid is small, and only into whole waves. Elsewhere the
 //   tile count is rarely a multiple of the resident blocks: the last wave leaves SMs idle
-//   (3072^3: 576 tiles for 264 slots, a last wave 18% full).
+//   (3072^3: 576 tiles for 264 slots, 48 of them in the last wave).
 // PREDICTION: 1536^3 and 3072^3 +10-20% over rung 11; 4096^3 unchanged (its last wave is nearly
 //   full, so the model keeps whole tiles); 8192^3 +1-2%.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 11,12 --sizes 1536,3072,4096

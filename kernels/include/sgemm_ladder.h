@@ -77,6 +77,8 @@ typedef struct sgemm_ladder_kernel_desc {
   const char* arch;    /* the oldest GPU architecture it runs on: "sm_80", "sm_90a" */
   const char* kernel;  /* text in the name of the kernel that carries the lesson ("" for cuBLAS) */
   const char* tile;    /* its tile parameters, e.g. "64x256x32_32x128_8x16_s2_u8" */
+  /* Added in 0.2.0, after every older field: */
+  int capstone;        /* 1 for the one rung the CUDA-core track leads up to (its capstone), else 0 */
 } sgemm_ladder_kernel_desc;
 
 /* Fill `out` for kernel `kernel_id`. Returns 0, or SGEMM_LADDER_ERR_UNKNOWN_KERNEL /

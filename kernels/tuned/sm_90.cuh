@@ -1,9 +1,9 @@
 // Tile parameters written by tools/autotune (NVIDIA H200, sm_90, 2026-11-23, ranked by the geometric mean at 1024^3 and 4096^3, finalists at 1024^3, 2048^3, 4096^3 and 8192^3).
 // Do not edit by hand: rerun `sgemm_autotune` on the GPU (docs/tools.md). Its measurements go to
-// the JSON file it writes (--json), not here: no file under kernels/ holds a measured speed.
-//   rung 8: 432 candidates, 234 valid, 234 compiled, 227 verified; winner 64x128x32_8x8, runner-up 128x64x32_8x8 (winner +2.4%)
-//   rung 9: 6912 candidates, 514 valid, 514 compiled, 491 verified; winner 64x64x32_64x16_4x8, runner-up 64x64x32_64x16_8x4 (winner +8.3%)
-//   rung 10: 41472 candidates, 2490 valid, 2490 compiled, 2396 verified; winner 64x256x32_32x128_8x16_s2_u8, runner-up 64x256x32_64x64_8x16_s2_u8 (winner +1.0%)
+// the JSON file it writes (--json), not here: no file under kernels/ holds a measured figure.
+//   rung 8: 432 candidates, 234 valid, 234 compiled, 227 verified; winner 64x128x32_8x8, runner-up 128x64x32_8x8
+//   rung 9: 6912 candidates, 514 valid, 514 compiled, 491 verified; winner 64x64x32_64x16_4x8, runner-up 64x64x32_64x16_8x4
+//   rung 10: 41472 candidates, 2490 valid, 2490 compiled, 2396 verified; winner 64x256x32_32x128_8x16_s2_u8, runner-up 64x256x32_64x64_8x16_s2_u8
 #pragma once
 
 namespace sgemm::tuned {

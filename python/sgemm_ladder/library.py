@@ -29,8 +29,8 @@ OK = 0
 ERR_UNKNOWN_KERNEL = 5
 
 AUTO = "auto"
-DISPATCH_TRACK = "dispatch"  # a rung that picks among the others per shape: "auto" prefers it
-DEFAULT_TRACK = "cuda-core"  # else "auto" is this track's last (fastest) rung
+DISPATCH_TRACK = "dispatch"  # a rung that picks among the others per shape: "auto" prefers it,
+# else "auto" is the capstone (the registry's rung with Rung.capstone set)
 
 
 class LadderError(RuntimeError):
@@ -63,7 +63,7 @@ class _KernelDesc(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int), ("slug", ctypes.c_char_p), ("track", ctypes.c_char_p),
                 ("builds_on", ctypes.c_int), ("title", ctypes.c_char_p), ("lesson", ctypes.c_char_p),
                 ("fp32_accurate", ctypes.c_int), ("source", ctypes.c_char_p), ("arch", ctypes.c_char_p),
-                ("kernel", ctypes.c_char_p), ("tile", ctypes.c_char_p)]
+                ("kernel", ctypes.c_char_p), ("tile", ctypes.c_char_p), ("capstone", ctypes.c_int)]
 
 
 _i64, _f32, _ptr, _str = ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_char_p
@@ -96,6 +96,7 @@ class Rung:
     arch: str            # the oldest GPU architecture it runs on, e.g. "sm_80"
     kernel: str          # text in the name of the kernel that carries the lesson
     tile: str            # its tile parameters
+    capstone: bool = False  # the one rung the CUDA-core track leads up to (the registry says which)
 
 
 def library_path() -> Path:
@@ -162,7 +163,8 @@ def _registry() -> tuple[Rung, ...]:
                           builds_on=desc.builds_on if desc.builds_on >= 0 else None,
                           title=_text(desc.title), lesson=_text(desc.lesson),
                           fp32_accurate=bool(desc.fp32_accurate), source=_text(desc.source),
-                          arch=_text(desc.arch), kernel=_text(desc.kernel), tile=_text(desc.tile)))
+                          arch=_text(desc.arch), kernel=_text(desc.kernel), tile=_text(desc.tile),
+                          capstone=bool(desc.capstone)))
     return tuple(table)
 
 
@@ -171,15 +173,21 @@ def rungs() -> list[Rung]:
     return list(_registry())
 
 
+def capstone() -> Optional[Rung]:
+    """The capstone: the rung the registry marks as the one the CUDA-core track leads up to (the
+    README's headline rung), or None for a registry without one."""
+    return next((r for r in _registry() if r.capstone), None)
+
+
 def find_rung(rung: Union[int, str]) -> Rung:
     """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free") or "auto": the dispatch
-    rung when the registry has one, else the last rung of the CUDA-core track."""
+    rung when the registry has one, else the capstone."""
     table = _registry()
     if rung == AUTO:
-        for track in (DISPATCH_TRACK, DEFAULT_TRACK):
-            candidates = [r for r in table if r.track == track]
-            if candidates:
-                return candidates[-1]
+        dispatch = [r for r in table if r.track == DISPATCH_TRACK]
+        chosen = dispatch[-1] if dispatch else capstone()
+        if chosen is not None:
+            return chosen
     key = int(rung) if isinstance(rung, str) and rung.isdigit() else rung
     for r in table:
         if key in (r.id, r.slug):

@@ -1,8 +1,10 @@
 // The registry is the one table of rungs. These tests hold the curriculum to its form: ids and
 // slugs agree, each track is a chain in which every rung builds on the one before it, every rung
-// file is registered and its header (at most 30 lines) agrees with the table, and no file under
-// kernels/ carries a measured figure (measurements live in bench/results and docs/).
+// file is registered and its header (at most 30 lines) agrees with the table, the CUDA-core track
+// has one capstone, and no file under kernels/ carries a measured figure (measurements live in
+// bench/results and docs/).
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -146,6 +148,7 @@ TEST(Registry, CAbiMirrorsTheTable) {
     EXPECT_STREQ(d.arch, r.arch);
     EXPECT_STREQ(d.kernel, r.kernel);
     EXPECT_EQ(std::string(d.tile), r.tile());
+    EXPECT_EQ(d.capstone != 0, r.capstone);
   }
   EXPECT_EQ(sgemm_ladder_kernel_id(-1), -1);
   EXPECT_EQ(sgemm_ladder_kernel_id(sgemm_ladder_kernel_count()), -1);
@@ -217,15 +220,167 @@ TEST(Registry, ArchitectureColumnMatchesTheBuild) {
   EXPECT_EQ(cmake, table);
 }
 
-TEST(Registry, NoMeasuredFigureUnderKernels) {
-  // Refreshing results changes nothing under kernels/: measurements live in bench/results and in
-  // the generated parts of docs/. A figure with a unit of speed or a share of cuBLAS is one.
-  const std::regex measured(R"((\d[\d,.]*\s*(GFLOP/s|TFLOP/s|GFLOPS|TFLOPS))|(\d+(\.\d+)?\s*% (of )?cuBLAS))");
-  for (const auto& entry : fs::recursive_directory_iterator(kKernels)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string text = read_file(entry.path());
-    std::smatch m;
-    EXPECT_FALSE(std::regex_search(text, m, measured))
-        << entry.path().lexically_relative(kKernels).string() << ": '" << m.str() << "'";
+// The capstone is a fact of the registry: one rung carries it, the last of the CUDA-core track (the
+// rung the track leads up to), the C ABI reports it, and the dispatch rung builds on that rung's
+// file. The docs generator and the Python package read it from the C ABI (tests/python).
+TEST(Registry, OneCapstoneTheLastOfTheCudaCoreTrack) {
+  std::vector<const sgemm::Rung*> marked;
+  for (const sgemm::Rung& r : sgemm::registry())
+    if (r.capstone) marked.push_back(&r);
+  ASSERT_EQ(marked.size(), 1u) << "exactly one rung of the registry is the capstone";
+  const sgemm::Rung* cap = marked.front();
+  const auto by_track = tracks();
+  EXPECT_EQ(sgemm::capstone(), cap);
+  EXPECT_EQ(cap->track, sgemm::Track::kCudaCore);
+  EXPECT_EQ(cap, by_track.at(sgemm::Track::kCudaCore).back()) << "the capstone ends its track";
+  for (const sgemm::Rung& r : sgemm::registry()) {
+    sgemm_ladder_kernel_desc d{};
+    ASSERT_EQ(sgemm_ladder_kernel_describe(r.id, &d), SGEMM_LADDER_OK);
+    EXPECT_EQ(d.capstone, &r == cap ? 1 : 0) << r.slug;
   }
+  // The dispatch rung runs the capstone's kernels: it includes the capstone's file.
+  for (const sgemm::Rung* r : by_track.at(sgemm::Track::kDispatch))
+    EXPECT_NE(read_file(kKernels / r->source).find("#include \"" + std::string(cap->source) + "\""), std::string::npos)
+        << "kernels/" << r->source << " does not include the capstone, kernels/" << cap->source;
 }
+
+namespace {
+
+struct Comment {
+  int line;
+  std::string text;
+};
+
+// The comments of a C, C++ or CUDA file, line by line (a block comment gives one entry per line);
+// string and character literals (inline assembly among them) are skipped.
+std::vector<Comment> comments(const std::string& s) {
+  std::vector<Comment> out;
+  int line = 1;
+  for (size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "//") == 0) {
+      const size_t end = std::min(s.find('\n', i), s.size());
+      out.push_back({line, s.substr(i, end - i)});
+      i = end;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      const size_t close = s.find("*/", i + 2);
+      const size_t end = close == std::string::npos ? s.size() : close + 2;
+      std::istringstream block(s.substr(i, end - i));
+      for (std::string part; std::getline(block, part);) out.push_back({line++, part});
+      --line;
+      i = end;
+    } else if (s[i] == '"' || s[i] == '\'') {
+      const char quote = s[i++];
+      for (; i < s.size() && s[i] != quote; ++i) {
+        if (s[i] == '\\') ++i;
+        if (i < s.size() && s[i] == '\n') ++line;
+      }
+      ++i;
+    } else {
+      if (s[i] == '\n') ++line;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The lines of a rung header's PREDICTION paragraph ("// PREDICTION:" and the "//   " lines that
+// continue it), 1-based: the one place a figure may stand under kernels/, since it was written
+// before anything was measured.
+std::set<int> prediction_lines(const std::string& text) {
+  std::set<int> lines;
+  bool inside = false;
+  int n = 0;
+  for (const std::string& line : header_lines(text)) {
+    ++n;
+    if (line.rfind("// PREDICTION:", 0) == 0)
+      inside = true;
+    else if (line.rfind("//   ", 0) != 0)
+      inside = false;
+    if (inside) lines.insert(n);
+  }
+  return lines;
+}
+
+}  // namespace
+
+// The figures in one file's text, each as "LINE: 'figure' in: comment". The rule reads comments
+// only (code holds tile sizes, bit widths and constants such as 1.35, which are not figures) and
+// flags a number with a unit of measurement: a share (12%, +2.4%, 87 percent), a time (6 us,
+// 43 µs, 0.5 ms, 10 ns), a rate (50 TFLOP/s, 3.5 TB/s) or a speed-up (3x faster). A rung header's
+// PREDICTION paragraph may state the figures it predicts. Text that is not C, C++ or CUDA
+// (c_like false) is read whole.
+static std::vector<std::string> measured_figures(const std::string& text, bool c_like) {
+  static const std::regex figure(
+      R"((^|[^\w.])(\d[\d,]*(\.\d+)?\s*(%|percent\b|(ns|us|µs|ms)\b|[GT]FLOP/?s\b|[GT]FLOPS\b|[GT]B/s\b|(x|×)\s+(faster|slower|the speed))))",
+      std::regex::icase);
+  std::vector<Comment> parts;
+  if (c_like) {
+    parts = comments(text);
+  } else {
+    std::istringstream in(text);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) parts.push_back({++n, line});
+  }
+  const std::set<int> predicted = prediction_lines(text);
+  std::vector<std::string> found;
+  for (const Comment& c : parts) {
+    if (predicted.count(c.line)) continue;
+    for (auto it = std::sregex_iterator(c.text.begin(), c.text.end(), figure); it != std::sregex_iterator(); ++it)
+      found.push_back(std::to_string(c.line) + ": '" + (*it)[2].str() + "' in: " + c.text);
+  }
+  return found;
+}
+
+TEST(Registry, MeasuredFigureRuleFlagsFiguresNotCode) {
+  const std::string flagged[] = {
+      "// ~6 us per block\n",
+      "//   rung 8: winner 64x128x32_8x8, runner-up 128x64x32_8x8 (winner +2.4%)\n",
+      "// from 87 to 126 percent of cuBLAS\n",
+      "/* the loop at 43 µs, */\n",
+      "int x;  // 0.5 ms at 4096^3\n",
+      "// 3x faster than rung 5\n",
+      "// 51,678 GFLOP/s\n",
+      "// 142 TFLOP/s\n",
+      "// reads at 3.5 TB/s\n",
+      "// a last wave 18% full\n",
+  };
+  for (const std::string& text : flagged) EXPECT_EQ(measured_figures(text, true).size(), 1u) << text;
+  const std::string clean[] = {
+      "constexpr double kStreamKSlabCost = 1.35;  // a share's cost in whole-tile slabs\n",
+      "// 128-bit loads on 64x256x32 tiles, u = 2^-24, 16 MiB of workspace, 2 stages\n",
+      "asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst));\n",
+      "int r = x % m;  // C++: the sign of x, |r| < m\n",
+      "const char* s = \"50% // not a comment\";\n",
+      "// PREDICTION: +20-30% over rung 05;\n//   1024^3 about 3x faster, ~10 us to ~3 us.\n#pragma once\n",
+      "// sgemm_bench --kernel 7 --sizes 1024,4096 --min-time 0.1\n",
+  };
+  for (const std::string& text : clean) EXPECT_TRUE(measured_figures(text, true).empty()) << text;
+  // After the header a PREDICTION: line is a comment like any other.
+  EXPECT_EQ(measured_figures("#pragma once\n// PREDICTION: +2%\n", true).size(), 1u);
+  EXPECT_EQ(measured_figures("# CMake: 12% faster\n", false).size(), 1u);
+}
+
+TEST(Registry, NoMeasuredFigureUnderKernels) {
+  // Refreshing results changes nothing under kernels/: measurements live in bench/results, in the
+  // tools' own outputs (the autotuner's --json) and in docs/ (the rule: measured_figures above).
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(kKernels))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> found;
+  for (const fs::path& path : files) {
+    const std::string ext = path.extension().string();
+    const bool c_like = ext == ".cu" || ext == ".cuh" || ext == ".cpp" || ext == ".hpp" || ext == ".h";
+    for (const std::string& f : measured_figures(read_file(path), c_like))
+      found.push_back("kernels/" + path.lexically_relative(kKernels).string() + ":" + f);
+  }
+  std::string list;
+  for (const std::string& f : found) list += "\n  " + f;
+  EXPECT_TRUE(found.empty()) << found.size() << " measured figure(s) under kernels/ (move them to the rung's page "
+                             << "or the tool's output; a prediction belongs in the header's PREDICTION):" << list;
+}
+
+// The Python package and the docs generator read the registry through the C ABI; the descriptor
+// grows only at its end, so a caller built against an older header still reads its fields.
+static_assert(offsetof(sgemm_ladder_kernel_desc, capstone) > offsetof(sgemm_ladder_kernel_desc, tile),
+              "fields are added at the end of sgemm_ladder_kernel_desc");

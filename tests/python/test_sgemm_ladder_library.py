@@ -87,7 +87,7 @@ def test_rungs_are_immutable_records(rungs):
         rungs[0].slug = "changed"
     assert [f.name for f in dataclasses.fields(sgemm_ladder.Rung)] == [
         "id", "slug", "track", "builds_on", "title", "lesson", "fp32_accurate", "source", "arch",
-        "kernel", "tile"]
+        "kernel", "tile", "capstone"]
     mine = sgemm_ladder.rungs()
     mine.clear()  # a fresh list each call: changing it changes no one else's
     assert sgemm_ladder.rungs() == rungs
@@ -121,13 +121,28 @@ def test_unknown_rung_carries_the_library_status(rungs):
     assert isinstance(err, ValueError) and isinstance(err, RuntimeError)
 
 
-def test_auto_is_the_dispatch_rung_else_the_last_cuda_core_rung(rungs, monkeypatch):
+def test_one_capstone_ends_the_cuda_core_track(rungs):
+    """The registry marks one capstone, the last rung of the CUDA-core track; the package reports
+    it as the C ABI does (tests/cpu/test_registry.cpp checks the table's side)."""
+    marked = [r for r in rungs if r.capstone]
+    assert len(marked) == 1
+    cap = marked[0]
+    assert library.capstone() == cap
+    assert cap.track == "cuda-core"
+    assert cap == [r for r in rungs if r.track == cap.track][-1]
+
+
+def test_auto_is_the_dispatch_rung_else_the_capstone(rungs, monkeypatch):
     dispatch = [r for r in rungs if r.track == library.DISPATCH_TRACK]
-    cuda_core = [r for r in rungs if r.track == library.DEFAULT_TRACK]
-    assert library.find_rung("auto") == (dispatch or cuda_core)[-1]
+    cap = library.capstone()
+    assert library.find_rung("auto") == (dispatch[-1] if dispatch else cap)
     monkeypatch.setattr(library, "_registry", lambda: tuple(r for r in rungs if r not in dispatch))
-    assert library.find_rung("auto") == cuda_core[-1]
-    added = dataclasses.replace(cuda_core[0], id=99, slug="99_dispatch", track=library.DISPATCH_TRACK)
+    assert library.find_rung("auto") == cap
+    # The capstone is the registry's word, not a position: moved, "auto" follows it.
+    moved = tuple(dataclasses.replace(r, capstone=(r.id == cap.builds_on)) for r in rungs if r not in dispatch)
+    monkeypatch.setattr(library, "_registry", lambda: moved)
+    assert library.find_rung("auto").id == cap.builds_on
+    added = dataclasses.replace(cap, id=99, slug="99_dispatch", track=library.DISPATCH_TRACK, capstone=False)
     monkeypatch.setattr(library, "_registry", lambda: (*rungs, added))
     assert library.find_rung("auto") == added
 
@@ -158,3 +173,18 @@ def test_library_errors_read_status_and_detail(lib):
     assert err.reason == lib.sgemm_ladder_status_string(1).decode()
     assert "M=-1" in err.detail and "M=-1" in str(err)
     assert not isinstance(err, ValueError)  # found by the library, not by the Python checks
+
+
+@needs_checkout
+def test_docs_and_package_agree_on_the_capstone(rungs, monkeypatch):
+    """tools/docs.py takes the capstone from the same registry field the package reads, and the
+    README it generated names that rung (tools/docs.py --check keeps the README current)."""
+    import sys
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    sys.modules.pop("docs", None)
+    import docs
+    cap = library.capstone()
+    assert docs.capstone(rungs) == cap
+    readme = " ".join(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", (ROOT / "README.md").read_text()).split())  # links as text
+    assert f"{docs.short_title(cap)} (the capstone)" in readme  # the track list
+    assert set(re.findall(r"capstone \(rung (\d+)\)", readme)) <= {str(cap.id)}  # the headline, where results exist

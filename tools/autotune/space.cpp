@@ -149,6 +149,14 @@ int pick_winner(const std::vector<double>& scores, int current, double min_gain_
   return scores[0] <= scores[size_t(current)] * (1.0 + min_gain_pct / 100.0) ? current : 0;
 }
 
+namespace {
+std::string fixed1(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", x);
+  return text;
+}
+}  // namespace
+
 std::string margin_text(const RungOutcome& o) {
   if (o.runner_up_gflops <= 0) return "";
   char text[96];
@@ -160,19 +168,32 @@ std::string margin_text(const RungOutcome& o) {
   return text;
 }
 
+std::string record_without_margin(const std::string& record) {
+  for (const char* margin : {" (winner +", " (runner-up +"}) {
+    const size_t at = record.find(margin);
+    if (at != std::string::npos) return record.substr(0, at);
+  }
+  return record;
+}
+
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source) {
   std::ostringstream os;
   os << "// Tile parameters written by tools/autotune (" << source << ").\n"
      << "// Do not edit by hand: rerun `sgemm_autotune` on the GPU (docs/tools.md). Its measurements go to\n"
-     << "// the JSON file it writes (--json), not here: no file under kernels/ holds a measured speed.\n";
+     << "// the JSON file it writes (--json), not here: no file under kernels/ holds a measured figure.\n";
   for (const RungOutcome& o : outcomes) {
     if (!o.record.empty()) {
-      os << o.record << "\n";
+      os << record_without_margin(o.record) << "\n";
       continue;
     }
     os << "//   rung " << o.winner.rung << ": " << o.candidates << " candidates, " << o.valid
        << " valid, " << o.compiled << " compiled, " << o.verified << " verified; winner " << o.winner.tile();
-    if (o.runner_up_gflops > 0) os << ", runner-up " << o.runner_up.tile() << " (" << margin_text(o) << ")";
+    if (o.runner_up_gflops > 0) {
+      os << ", runner-up " << o.runner_up.tile();
+      // The margin itself is measured: the tuner prints it and --json records it; the header names
+      // the rule that decided, with its setting.
+      if (o.min_gain >= 0) os << " (faster, but not by more than --min-gain " << fixed1(o.min_gain) << ": the current tile kept)";
+    }
     os << "\n";
   }
   os << "#pragma once\n\nnamespace sgemm::tuned {\n\n";

@@ -87,12 +87,16 @@ struct RungOutcome {
 // A new tile must beat the current one by more than timing noise to replace it.
 int pick_winner(const std::vector<double>& scores, int current, double min_gain_pct);
 
-// The margin between winner and runner-up, as the tuner prints it and the header records it:
-// "winner +x%", or, where the current tile was kept, "runner-up +x%, not more than --min-gain y%:
-// the current tile kept". Empty without a runner-up.
+// The margin between winner and runner-up, as the tuner prints it (a measured figure: the header
+// under kernels/ does not carry it): "winner +x%", or, where the current tile was kept,
+// "runner-up +x%, not more than --min-gain y%: the current tile kept". Empty without a runner-up.
 std::string margin_text(const RungOutcome& o);
 
-// The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung).
+// A record line of an older tuned header without the margin such headers carried ("(winner +x%)").
+std::string record_without_margin(const std::string& record);
+
+// The text of kernels/tuned/sm_<arch>.cuh for these outcomes (one per tunable rung): the tiles,
+// the search's counts, winner and runner-up, and no measured figure.
 std::string tuned_header(const std::vector<RungOutcome>& outcomes, const std::string& source);
 
 }  // namespace sgemm::autotune

@@ -9,16 +9,19 @@ import pytest
 import docs
 
 
-def rung(id, track, folder, title, builds_on=None, arch="sm_80", lesson="a lesson"):
+def rung(id, track, folder, title, builds_on=None, arch="sm_80", lesson="a lesson", capstone=False):
     return SimpleNamespace(id=id, slug=f"{id:02d}_r", track=track, builds_on=builds_on, title=title, lesson=lesson,
-                           fp32_accurate=True, source=f"{folder}/{id:02d}_r.cuh", arch=arch, kernel="k", tile="t")
+                           fp32_accurate=True, source=f"{folder}/{id:02d}_r.cuh", arch=arch, kernel="k", tile="t",
+                           capstone=capstone)
 
 
 @pytest.fixture
 def small_registry():
-    """cuBLAS, CUDA-core rungs 1-4, tensor-core rungs 21-24 (23 and 24 Hopper-only), dispatch 30."""
+    """cuBLAS, CUDA-core rungs 1-4 (4 the capstone), tensor-core rungs 21-24 (23 and 24 Hopper-only),
+    dispatch 30."""
     return ([rung(0, "baseline", "baseline", "cuBLAS", lesson="the yardstick: cuBLAS SGEMM")]
-            + [rung(i, "cuda-core", "ffma", f"Lesson {i}", builds_on=i - 1 if i > 1 else None) for i in range(1, 5)]
+            + [rung(i, "cuda-core", "ffma", f"Lesson {i}", builds_on=i - 1 if i > 1 else None, capstone=i == 4)
+               for i in range(1, 5)]
             + [rung(21, "tensor-core", "tensor", "TF32", builds_on=3),
                rung(22, "tensor-core", "tensor", "3xTF32", builds_on=21),
                rung(23, "tensor-core", "tensor", "wgmma (sm_90a)", builds_on=22, arch="sm_90a"),
@@ -102,9 +105,20 @@ def test_track_list_from_the_registry(small_registry):
 
 
 def test_track_list_grows_with_the_registry(small_registry):
-    small_registry.insert(5, rung(5, "cuda-core", "ffma", "Lesson 5", builds_on=4))
+    small_registry[4].capstone = False  # the registry moves the capstone to the new rung
+    small_registry.insert(5, rung(5, "cuda-core", "ffma", "Lesson 5", builds_on=4, capstone=True))
     block = docs.tracks_block(small_registry, width=10_000)
     assert "CUDA cores (rungs 1-5" in block and "Lesson 4 → Lesson 5 (the capstone)" in block
+    assert docs.capstone(small_registry).id == 5
+
+
+def test_the_capstone_is_the_registrys_word(small_registry):
+    # Not the track's last rung by position: the rung the registry marks.
+    assert docs.capstone(small_registry).id == 4
+    for r in small_registry:
+        r.capstone = False
+    assert docs.capstone(small_registry) is None
+    assert "(the capstone)" not in docs.tracks_block(small_registry, width=10_000)
 
 
 def test_track_list_wraps_without_breaking_words(small_registry):

@@ -255,7 +255,7 @@ def sass_samples(listing: Path) -> None:
 def write_registry():
     """registry_rungs.json from the registry of the built library, through the sgemm_ladder package."""
     fields = ("id", "slug", "track", "builds_on", "title", "lesson", "fp32_accurate", "source", "arch",
-              "kernel", "tile")
+              "kernel", "tile", "capstone")
     rungs = [{f: getattr(r, f) for f in fields} for r in common.registry()]
     REGISTRY.write_text(json.dumps(rungs, indent=1) + "\n")
 
