@@ -6,13 +6,13 @@
 //   and the reduction of the 128 INT32 sums modulo m_l uses a multiply-high by a magic number
 //   computed once per modulus (ozaki::RuntimeModulus) instead of a division by a constant that
 //   the compiler specialises for each modulus in each copy of the loop.
-// WHY: rung 27's kernel is about 17,000 instructions (270 KB of SASS): seven copies of the K loop
-//   and of the reduction, ~2,500 straight-line instructions each. A copy runs once per modulus
-//   and tile, so every modulus starts by fetching its code from L2: per-block timestamps put a
-//   fixed ~10 us on each modulus (a quarter of the tile's time at 4096^3), and Nsight Compute
-//   shows "no instruction" stalls as large as the barrier waits.
-// PREDICTION: SASS a fifth of rung 27's size; stall_no_instruction from 2.2 to below 0.5; the
-//   fixed cost per modulus from ~10 us to ~3 us: +15-20% at 4096^3, +5-10% at 8192^3.
+// WHY: rung 27's kernel holds seven copies of the K loop and of the reduction, each copy
+//   thousands of straight-line instructions. A copy runs once per modulus and tile, so every
+//   modulus starts by fetching its code from L2: per-block timestamps put a fixed cost on each
+//   modulus, a large part of the tile's time at 4096^3, and Nsight Compute shows "no instruction"
+//   stalls as large as the barrier waits (the page has the figures).
+// PREDICTION: SASS a fifth of rung 27's size; stall_no_instruction a quarter of rung 27's or
+//   less; the fixed cost per modulus cut by two thirds: +15-20% at 4096^3, +5-10% at 8192^3.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 27,28 (needs an sm_90 GPU)
 //   python3 tools/sass_report.py --diff 27 28 && python3 tools/ncu_profile.py --kernel 28
 // PAGE: docs/rungs/28_one_modulus_loop.md (what was measured, and what it taught)

@@ -4,13 +4,13 @@
 //   git diff --no-index kernels/tensor/28_one_modulus_loop.cuh kernels/tensor/29_epilogue_prefetch.cuh
 // WHAT CHANGED: the epilogue loads the residue words and column scales of output group j + 1
 //   before it rebuilds group j, instead of loading group j's and waiting for them.
-// WHY: per-block timestamps put rung 27's epilogue at about 43 us per tile at every size, a
-//   sixth of the tile's time at 4096^3, with every warp of the block in it at once (one block
-//   per SM). A group's rebuild is a few hundred instructions, but its loads come from L2 (the
-//   scratch the block wrote, and shiftB), so each of the 32 groups waited a full L2 round trip
-//   before any of its arithmetic could start.
-// PREDICTION: long-scoreboard stalls fall; the epilogue from ~43 us to ~20 us per tile: +8-10%
-//   at 4096^3, +3-5% at 8192^3.
+// WHY: per-block timestamps put rung 27's epilogue at a fixed time per tile at every size, a
+//   sizeable share of the tile's time at 4096^3 (the page has the figures), with every warp of
+//   the block in it at once (one block per SM). A group's rebuild is a few hundred instructions,
+//   but its loads come from L2 (the scratch the block wrote, and shiftB), so each of the 32 groups
+//   waited a full L2 round trip before any of its arithmetic could start.
+// PREDICTION: long-scoreboard stalls fall; the epilogue's time per tile halves: +8-10% at
+//   4096^3, +3-5% at 8192^3.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 28,29 (needs an sm_90 GPU)
 //   python3 tools/sass_report.py --diff 28 29 && python3 tools/ncu_profile.py --kernel 29
 // PAGE: docs/rungs/29_epilogue_prefetch.md (what was measured, and what it taught)
