@@ -12,7 +12,7 @@
 //   TMA writes the next stage there. A 128 x 256 tile brings 384 bytes per k for twice the
 //   operations (a third more operations per byte from L2), and asks shared memory for a fifth
 //   fewer bytes per operation. The scratch costs n bytes per output written and read once.
-// PREDICTION: IGMMA.64x256x32.S8.S8 in the SASS; tensor pipe from 44% to about 60% active and
+// PREDICTION: IGMMA.64x256x32.S8.S8 in the SASS; the tensor pipe active a third more of the time and
 //   the call a quarter faster than rung 25 at 4096^3 and 8192^3.
 // SHOW IT: build/release/bench/sgemm_bench --kernel 25,26 (needs an sm_90 GPU)
 //   python3 tools/sass_report.py --diff 25 26 && python3 tools/ncu_profile.py --kernel 26
