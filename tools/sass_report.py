@@ -216,6 +216,11 @@ def rung_of_function(name: str) -> int | None:
     if m := re.search(r"5sgemm(\d+)rung", name):  # mangled: "6rung12" is 6 characters long
         digits = int(m.group(1)) - len("rung")
         return int(name[m.end():m.end() + digits])
+    # A kernel of kernels/common/ templated on a rung's tag (common/tf32_split.cuh), mangled: its
+    # template argument names sgemm by substitution, "NS_6rung237PrePassE".
+    if m := re.search(r"NS_(\d+)rung", name):
+        digits = int(m.group(1)) - len("rung")
+        return int(name[m.end():m.end() + digits])
     return None
 
 

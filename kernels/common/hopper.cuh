@@ -1,8 +1,9 @@
 // Hopper (sm_90a) machinery shared by the tensor-core rungs from wgmma on (23-29): the 128-byte
 // swizzle and the wgmma shared-memory descriptor that reads it, wgmma's fence / commit / wait, the
-// mbarriers and the TMA copy that rungs 24-29 pipeline with, and on the host the tensor map that
-// describes a TMA copy's source. Rung 23's page explains the descriptor and the swizzle, rung 24's
-// the mbarrier ring and the TMA; here they are written once.
+// mbarriers, the stage ring built from them and the TMA copy that rungs 24-29 pipeline with; on the
+// host, the tensor map that describes a TMA copy's source and the rungs' refusal where sm_90a was
+// not built. wgmma itself and its fragments are in common/wgmma.cuh. Rung 23's page explains the
+// descriptor and the swizzle, rung 24's the mbarrier ring and the TMA; here they are written once.
 #pragma once
 
 #include "common/common.cuh"
@@ -73,6 +74,29 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap* map, int
       : "memory");
 }
 
+// The stage ring of rungs 24-29: Stages "full" barriers (completed by the producer's one arrival
+// and the TMA's bytes) and Stages "empty" ones (completed by `emptyArrivals` consumer warps), kBarBytes
+// apart from fullAddr and emptyAddr. Thread 0 initialises them and the block meets once: the ring
+// exists before anyone uses it (the only block-wide barrier of these kernels).
+constexpr unsigned kBarBytes = sizeof(unsigned long long);
+template <int Stages>
+__device__ __forceinline__ void ring_init(unsigned fullAddr, unsigned emptyAddr, int emptyArrivals) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      mbar_init(fullAddr + s * kBarBytes, 1);  // the producer's arrive; the TMA's bytes do the rest
+      mbar_init(emptyAddr + s * kBarBytes, emptyArrivals);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+}
+
+// The first swizzle-atom boundary at or after the shared-memory address `rawAddr`: where the
+// stages start (a kernel's dynamic shared memory holds kSwizzleAtomBytes of slack for it).
+__device__ __forceinline__ unsigned align_to_atom(unsigned rawAddr) {
+  return rawAddr + (kSwizzleAtomBytes - rawAddr % kSwizzleAtomBytes) % kSwizzleAtomBytes;
+}
+
 // wgmma is asynchronous: fence before the first wgmma reads registers or shared memory written
 // before it, commit the wgmmas issued so far as a group, wait until at most kPending groups run.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -85,6 +109,21 @@ __device__ __forceinline__ void wgmma_wait() {
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 }  // namespace sgemm
+
+#ifndef SGEMM_DEVICE_ONLY
+#include <string>
+#include "common/launch.hpp"
+
+namespace sgemm {
+
+// What a Hopper rung's launch() answers in a build that did not compile it for sm_90a.
+inline Status refuse_without_sm90a(std::string* why) {
+  if (why) *why = "built without sm_90a (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
+  return Status::kArch;  // the wgmma kernel was not compiled for sm_90a in this build
+}
+
+}  // namespace sgemm
+#endif
 
 #if !defined(SGEMM_DEVICE_ONLY) && defined(SGEMM_SM90A_BUILT)
 #include <cstdint>

@@ -23,22 +23,13 @@
 
 #include "common/common.cuh"
 #include "common/hopper.cuh"
+#include "common/wgmma.cuh"
 #include "common/ozaki.cuh"
 
 namespace sgemm::rung25 {
 
-constexpr int kWarpgroupThreads = 4 * kWarpSize;  // a warpgroup: 4 consecutive warps
-constexpr int kWgmmaM = 64;                       // rows of one wgmma (one warpgroup)
 constexpr int kWgmmaN = 128;                      // columns of wgmma m64n128k8
 constexpr int kWgmmaK = 32;                       // k of one INT8 wgmma
-// Accumulator fragment of wgmma m64nNk32 .s32 (the same as .f32's) (PTX ISA, "Register Fragments"): warp w of the
-// warpgroup owns rows 16w..16w+15; lane l holds rows l/4 and l/4+8, columns 8j + 2(l%4) + {0,1}.
-constexpr int kRowsPerWarp = 16;   // accumulator rows per warp
-constexpr int kFragRowStep = 8;    // the second row a lane holds is 8 below its first
-constexpr int kFragCols = 8;       // columns per fragment group j
-constexpr int kLanesPerRow = 4;    // lanes sharing one row of a fragment group
-constexpr int kColsPerLane = 2;    // adjacent columns a lane holds per row and group
-constexpr int kRegsPerFrag = 4;    // registers per fragment group: 2 rows x 2 columns
 // The INT32 accumulators are reduced modulo m every 2^16 of K: |sum| <= 2^16 * 128 * 128 = 2^30.
 constexpr int kReduceK = 1 << 16;
 
@@ -78,36 +69,6 @@ struct Tile {
 
 // ---- main kernel: TMA producer, wgmma consumers, an mbarrier ring ---------------------------------
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-// d = A * B + (accumulate ? d : 0) for the warpgroup: A 64 x 32 and B 32 x 128 (stored N x K),
-// both int8 in shared memory, exact INT32 sums.
-__device__ __forceinline__ void wgmma_m64n128k32(int (&d)[kWgmmaM * kWgmmaN / kWarpgroupThreads],
-                                                unsigned long long descA, unsigned long long descB, bool accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "setp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p;\n"
-      "}\n"
-      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]),
-        "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]),
-        "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]),
-        "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]),
-        "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]),
-        "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]),
-        "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]),
-        "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
-      : "l"(descA), "l"(descB), "r"(int(accumulate)));  // scale-d: 0 ignores d's old value
-}
-
-#endif  // __CUDA_ARCH_FEAT_SM90_ALL
-
 // C (M x N) = alpha * A B + beta * C through NMod INT8 GEMMs. Block (x, y) computes C[y*BM..,
 // x*BN..]. Warpgroup 0 is the producer: one of its threads copies slab after slab, modulus after
 // modulus, into the stage ring with the TMA. Warpgroup w >= 1 consumes rows (w-1)*64 ..
@@ -127,19 +88,12 @@ sgemm_25_ozaki_int8(int M, int N, int kTiles, float alpha, const __grid_constant
   extern __shared__ __align__(16) unsigned char smemRaw[];
   __shared__ __align__(8) unsigned long long sFull[Stages], sEmpty[Stages];  // the mbarrier ring
   const unsigned rawAddr = static_cast<unsigned>(__cvta_generic_to_shared(smemRaw));
+  // align_to_atom (hopper.cuh) spelled out: with the offset used again below (sRes), the call
+  // compiles to a reordered kernel, and this step keeps rung 25's SASS as it was.
   const unsigned sBaseAddr = rawAddr + (kSwizzleAtomBytes - rawAddr % kSwizzleAtomBytes) % kSwizzleAtomBytes;
   const unsigned fullAddr = static_cast<unsigned>(__cvta_generic_to_shared(sFull));
   const unsigned emptyAddr = static_cast<unsigned>(__cvta_generic_to_shared(sEmpty));
-  constexpr unsigned kBarBytes = sizeof(unsigned long long);
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      mbar_init(fullAddr + s * kBarBytes, 1);  // the producer's arrive; the TMA's bytes do the rest
-      mbar_init(emptyAddr + s * kBarBytes, T::kEmptyArrivals);
-    }
-    mbar_init_fence();
-  }
-  __syncthreads();  // the only block-wide barrier: the ring exists before anyone uses it
+  ring_init<Stages>(fullAddr, emptyAddr, T::kEmptyArrivals);  // hopper.cuh: the only block-wide barrier
 
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -253,8 +207,7 @@ constexpr int kBM = 128, kBN = 128, kBK = 128, kStages = 3;
 using Config = Tile<kBM, kBN, kBK, kStages>;
 
 std::string tile() {
-  return std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) + "_" +
-         std::to_string(kWgmmaM) + "x" + std::to_string(kBN) + "_s" + std::to_string(kStages) + "_int8";
+  return wgmma_tile(kBM, kBN, kBK, kStages, "_int8");
 }
 
 // The error bound of the rung's precision model (registry): the scaled integers are off by at
@@ -301,8 +254,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #ifndef SGEMM_SM90A_BUILT
   (void)a;
   (void)stream;
-  if (why) *why = "built without sm_90a (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
-  return Status::kArch;  // the wgmma kernel was not compiled for sm_90a in this build
+  return refuse_without_sm90a(why);  // hopper.cuh
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
   if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;

@@ -226,6 +226,9 @@ def test_kernels_belong_to_the_rung_file_they_were_compiled_from(registry):
     ("_ZN5sgemm6rung2323split_23_wgmma_3xtf32_bEiiPKfillPfS3_", 23),
     ("void sgemm::rung12::sgemm_12_stream_k<sgemm::rung12::Config<64> >(int)", 12),
     ("sgemm::rung23::split_23_wgmma_3xtf32_a(int, int, float const*, int, long, long, float*, float*)", 23),
+    ("_ZN5sgemm14split_3xtf32_bINS_6rung247PrePassEEEviiPKfillPfS5_", 24),
+    ("void sgemm::split_3xtf32_a<sgemm::rung23::PrePass, true>(int, int, float const*, int, long, long, float*, "
+     "float*)", 23),
     ("_ZN5sgemm38_GLOBAL__N__2177450a_6_run_cu_a39934a314scale_c_kernelEllfPfl", None),
     ("sgemm::(anonymous namespace)::scale_c_kernel(long, long, float, float*, long)", None),
 ])

@@ -1,0 +1,198 @@
+// The Ozaki scheme's pre-pass on the device (the overview is in common/ozaki.cuh): the statistics
+// of A's rows and B's columns, the scale exponents taken from them, and the kernels that turn A and B
+// into INT8 residues, one matrix per modulus. Launched by common/ozaki.cuh's host functions.
+// Header-only and free of host headers, like common.cuh.
+#pragma once
+
+#include "common/common.cuh"
+#include "common/ozaki_moduli.cuh"
+
+namespace sgemm::ozaki {
+
+// Per row of A and per column of B: the largest |x| (as FP32 bits: non-negative floats order like
+// their bits, NaN above Inf), the sum of |x| and the count of non-zeros. Zeroed before the pass.
+struct Stats {
+  unsigned* max_bits;
+  double* abs_sum;
+  int* nonzeros;
+};
+
+// The kernels that are not templates are static: each translation unit that includes this header
+// (rung 25's and cuBLAS's) gets its own copy instead of a duplicate symbol at link time.
+constexpr int kStatThreads = 256;
+constexpr int kStatRows = kStatThreads / kWarpSize;  // A: one warp per row
+constexpr int kStatChunk = 1024;                      // elements of K per block (A) ...
+constexpr int kStatColChunk = 256;                    // ... and rows of B per block
+
+__device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, double sum, int nnz) {
+  if (nnz == 0 && bits == 0) return;
+  atomicMax(s.max_bits + i, bits);
+  atomicAdd(s.abs_sum + i, sum);
+  atomicAdd(s.nonzeros + i, nnz);
+}
+
+// Rows of A: warp w of block (x, y) reads row 8y + w, elements [1024x, 1024x + 1024) of K.
+static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ A,
+                                                           int64_t lda, Stats out) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t k0 = int64_t(blockIdx.x) * kStatChunk, kEnd = min(K, k0 + kStatChunk);
+  for (int64_t row = int64_t(blockIdx.y) * kStatRows + threadIdx.x / kWarpSize; row < M;
+       row += int64_t(gridDim.y) * kStatRows) {
+    unsigned bits = 0;
+    double sum = 0;
+    int nnz = 0;
+    for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) {
+      const float x = fabsf(A[row * lda + k]);
+      bits = max(bits, __float_as_uint(x));
+      sum += x;
+      nnz += x != 0.0f;
+    }
+    for (int o = kWarpSize / 2; o > 0; o >>= 1) {
+      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
+      sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
+    }
+    if (lane == 0) stats_add(out, row, bits, sum, nnz);
+  }
+}
+
+// Columns of B: thread (x, y) of block (bx, by) reads column 32bx + x, rows 256by + y, + 8, ...
+// (chunks of 256 rows, the grid's y looping over them)
+static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ B,
+                                                           int64_t ldb, Stats out) {
+  __shared__ unsigned sBits[kStatRows][kWarpSize];
+  __shared__ double sSum[kStatRows][kWarpSize];
+  __shared__ int sNnz[kStatRows][kWarpSize];
+  const int64_t col = int64_t(blockIdx.x) * kWarpSize + threadIdx.x;
+  unsigned bits = 0;
+  double sum = 0;
+  int nnz = 0;
+  for (int64_t k0 = int64_t(blockIdx.y) * kStatColChunk; col < N && k0 < K; k0 += int64_t(gridDim.y) * kStatColChunk) {
+    const int64_t kEnd = min(K, k0 + kStatColChunk);
+    for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) {
+      const float x = fabsf(B[k * ldb + col]);
+      bits = max(bits, __float_as_uint(x));
+      sum += x;
+      nnz += x != 0.0f;
+    }
+  }
+  sBits[threadIdx.y][threadIdx.x] = bits;
+  sSum[threadIdx.y][threadIdx.x] = sum;
+  sNnz[threadIdx.y][threadIdx.x] = nnz;
+  __syncthreads();
+  if (threadIdx.y != 0 || col >= N) return;
+  for (int y = 1; y < kStatRows; ++y) {
+    bits = max(bits, sBits[y][threadIdx.x]);
+    sum += sSum[y][threadIdx.x];
+    nnz += sNnz[y][threadIdx.x];
+  }
+  stats_add(out, col, bits, sum, nnz);
+}
+
+// How many more bits than uniform inputs need a row's (column's) integers keep: the rounding
+// error of an entry is up to 2^-beta times its row's largest magnitude, and the result grows with
+// the row's typical magnitude, so the error relative to the result follows the ratio of the largest
+// magnitude to the mean of the non-zeros. The plan's beta is set for uniform inputs, whose ratio
+// is 2 (a little more in rows whose mean falls short by chance: kBaseRatio); normal inputs have
+// about 5. Each doubling of the ratio past kBaseRatio asks for one more bit, up to kMaxSpread. A
+// ratio above kWideRatio makes the row "wide": the rung refuses the inputs.
+constexpr int kMaxSpread = 3;
+constexpr double kBaseRatio = 2.25;
+constexpr double kWideRatio = 16.0;
+static_assert(kBaseRatio * (1 << kMaxSpread) >= kWideRatio, "every ratio below kWideRatio gets its bits");
+__device__ __forceinline__ int spread_bits(double max_times_nnz, double abs_sum) {
+  if (max_times_nnz > kWideRatio * abs_sum) return kMaxSpread + 1;  // wide
+  int e = 0;
+  while (e < kMaxSpread && max_times_nnz > kBaseRatio * double(1 << e) * abs_sum) ++e;
+  return e;
+}
+
+// Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
+// |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. *spread becomes the largest
+// spread_bits() of any row or column.
+static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ spread) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    const float mx = __uint_as_float(st.max_bits[i]);
+    int s = 0;
+    if (!(mx <= 3.402823466e38f)) {
+      s = kNonFinite;
+    } else if (mx > 0.0f) {
+      int e;
+      frexpf(mx, &e);
+      s = beta - e;
+      if (const int b = spread_bits(double(st.nonzeros[i]) * double(mx), st.abs_sum[i]); b > 0) atomicMax(spread, b);
+    }
+    shift[i] = s;
+  }
+}
+
+// The scale exponents raised by `bits` once the plan keeps more bits than the first guess.
+static __global__ void raise_scales(int64_t count, int bits, int* __restrict__ shift) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    if (shift[i] != kNonFinite) shift[i] += bits;
+}
+
+// x scaled by 2^s and rounded to the nearest integer (|result| <= 2^beta); 0 in a non-finite row.
+__device__ __forceinline__ int to_int(float x, int s) {
+  return s == kNonFinite ? 0 : __double2int_rn(scalbn(double(x), s));
+}
+
+constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
+constexpr int kTransposeTile = kWarpSize;
+constexpr int kMaxGridY = 65535;
+
+// A (M x K, lda) -> res[l] (Mp x Kp int8 each, K-major), zero outside M x K. Thread: four
+// consecutive k of a row, one 32-bit store of four residues per modulus.
+template <int N, bool kVec>
+__global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
+residues_a(int M, int K, const float* __restrict__ A, int lda, const int* __restrict__ shift, int64_t Mp, int64_t Kp,
+           signed char* __restrict__ res) {
+  const int64_t vec = int64_t(blockIdx.x) * kResThreadsX + threadIdx.x;
+  if (vec >= Kp / kVecWidth) return;
+  const int col = int(vec * kVecWidth);
+  for (int64_t row = int64_t(blockIdx.y) * kResThreadsY + threadIdx.y; row < Mp;
+       row += int64_t(gridDim.y) * kResThreadsY) {
+    const float4 x = load4_or_zero<kVec>(A + row * lda, col, K, row < M);
+    const int s = row < M ? shift[row] : 0;
+    const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
+    unsigned out[N] = {};  // per modulus: the four elements' residues, one byte each
+#pragma unroll
+    for (int e = 0; e < kVecWidth; ++e) {
+      const int q = to_int(v[e], s);
+#pragma unroll
+      for (int l = 0; l < N; ++l) out[l] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * e);
+    }
+#pragma unroll
+    for (int l = 0; l < N; ++l) *reinterpret_cast<unsigned*>(res + (l * Mp + row) * Kp + col) = out[l];
+  }
+}
+
+// B (K x N, ldb) -> res[l] (Np x Kp int8 each, B transposed: K-major), zero outside. One 32 x 32
+// tile per block and step, transposed through shared memory like rung 24's split.
+template <int N>
+__global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
+residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __restrict__ shift, int64_t Np,
+           int64_t Kp, signed char* __restrict__ res) {
+  __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n]
+  const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
+  for (int64_t n0 = int64_t(blockIdx.y) * kTransposeTile; n0 < Np; n0 += int64_t(gridDim.y) * kTransposeTile) {
+#pragma unroll
+    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
+      const int r = threadIdx.y + i * kResThreadsY;
+      const int64_t k = k0 + r, n = n0 + threadIdx.x;
+      sTile[r][threadIdx.x] = (k < K && n < Ncols) ? B[k * ldb + n] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
+      const int r = threadIdx.y + i * kResThreadsY;
+      const int64_t n = n0 + r, k = k0 + threadIdx.x;
+      const int q = to_int(sTile[threadIdx.x][r], n < Ncols ? shift[n] : 0);
+#pragma unroll
+      for (int l = 0; l < N; ++l) res[(l * Np + n) * Kp + k] = static_cast<signed char>(balance(q, modulus(l)));
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace sgemm::ozaki
