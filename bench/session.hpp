@@ -12,7 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "harness/cli.hpp"
+#include "harness/options.hpp"
 #include "harness/clocks.hpp"
 #include "harness/device_info.hpp"
 #include "harness/problem.hpp"

@@ -2,7 +2,7 @@
 // result verified; stops at the first failure and prints the command that reproduces it.
 #pragma once
 
-#include "harness/cli.hpp"
+#include "harness/options.hpp"
 
 namespace sgemm::bench {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "options.hpp"
 #include "report.hpp"  // kRowNameSuffix
 
 namespace sgemm::harness {
