@@ -216,6 +216,28 @@ std::vector<Shape> read_suite(const std::string& name_or_path) {
   return shapes;
 }
 
+// The accuracy sweep's defaults: K values, and exponent ranges E of its wide rows.
+const std::vector<int64_t> kDefaultAccuracyKs = {256, 512, 1024, 2048, 4096, 8192, 16384};
+const std::vector<int64_t> kDefaultAccuracyExponents = {20, 40, 60};
+
+// A default as --help shows it, written from the value the option starts with (a member of
+// Options, or one of the lists above), so that the help cannot disagree with the default. Our
+// own words rather than CLI11's capture_default_str(): CLI11 prints captured defaults in a form
+// that differs between its versions ("INT=5" in 2.1, "INT [5]" in 2.4), and several defaults sit
+// mid-sentence.
+template <class T>
+std::string shown(const T& value) {
+  std::ostringstream os;
+  os << value;
+  return os.str();
+}
+template <class T>
+std::string shown(const std::vector<T>& values) {
+  std::string out;
+  for (const T& v : values) out += (out.empty() ? "" : ",") + shown(v);
+  return out;
+}
+
 // The Google Benchmark flags sgemm_bench takes; any other --benchmark_* is refused.
 const char* const kBenchmarkFlags =
     "--benchmark_filter, --benchmark_format, --benchmark_out, --benchmark_out_format, "
@@ -298,7 +320,9 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
   app.set_version_flag("--version", version_line);
   std::vector<std::string> kernel_args, size_list, shape_list;
-  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = "uniform", ks_s, suite_s, exponents_s;
+  std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = input_kind_name(o.input), suite_s;
+  // The sweep's lists start as their defaults, so that one parse reads the given or the default.
+  std::string ks_s = shown(kDefaultAccuracyKs), exponents_s = shown(kDefaultAccuracyExponents);
   bool list_tests = false;
   const auto size = validator(integer_from(0, kInt64Max));
   app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
@@ -321,57 +345,59 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       app.add_option("--suite", suite_s, "a workload suite: bench/NAME.txt (e.g. workloads) or a file of shapes")
           ->check(validator([](const std::string& t) { return t.empty() ? std::string("empty value") : std::string(); }));
   for (CLI::Option* other : {size_opt, sizes_opt, shapes_opt, m_opt}) suite_opt->excludes(other);
-  app.add_option("--alpha", o.alpha, "alpha (default 1)")->check(validator(fp32_problem));
-  app.add_option("--beta", o.beta, "beta (default 0)")->check(validator(fp32_problem));
+  app.add_option("--alpha", o.alpha, "alpha (default " + shown(o.alpha) + ")")->check(validator(fp32_problem));
+  app.add_option("--beta", o.beta, "beta (default " + shown(o.beta) + ")")->check(validator(fp32_problem));
   app.add_option("--lda", lda_s, "leading dimension of A (default: K, dense rows)")->check(size);
   app.add_option("--ldb", ldb_s, "leading dimension of B (default: N, dense rows)")->check(size);
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
-  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide")
+  app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide (default " + input_s + ")")
       ->check(validator(one_of({"uniform", "normal", "small_int", "wide"})));
   app.add_option("--packing", o.packing,
                  "unaligned operands of the rungs that allow it: auto (copied to aligned rows when the copies "
                  "cost at most a tenth of the product at peak), always, never (the rungs' 32-bit paths); "
-                 "default auto")
+                 "default " + o.packing)
       ->check(validator(one_of({"auto", "always", "never"})));
   const auto exponent = validator(integer_from(0, kMaxWideExponent));
   CLI::Option* wide_opt =
       app.add_option("--wide-exponent", o.wide_exponent,
                      "E of --input wide: entries u * 2^e, u uniform in [-1, 1], e an integer uniform in [-E, E] "
-                     "(0-" + std::to_string(kMaxWideExponent) + ", default 20)")
+                     "(0-" + std::to_string(kMaxWideExponent) + ", default " + shown(o.wide_exponent) + ")")
           ->check(exponent);
-  app.add_option("--seed", o.seed, "input seed")->check(validator(integer_from(0, kInt64Max)));
-  app.add_option("--warmup", o.warmup, "warm-up launches of each kernel per row (default 5)")
+  app.add_option("--seed", o.seed, "input seed (default " + shown(o.seed) + ")")
+      ->check(validator(integer_from(0, kInt64Max)));
+  app.add_option("--warmup", o.warmup, "warm-up launches of each kernel per row (default " + shown(o.warmup) + ")")
       ->check(validator(integer_from(0)));
   app.add_option("--repeat", o.repeat,
                  "timed launches of each kernel per round (default: as many as fill --min-time)")
       ->check(validator(integer_from(1)));
   CLI::Option* min_time_opt =
-      app.add_option("--min-time", o.min_time, "seconds of the rung's timed launches per row (default 0.25)")
+      app.add_option("--min-time", o.min_time,
+                     "seconds of the rung's timed launches per row (default " + shown(o.min_time) + ")")
           ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_option("--rounds", o.rounds,
-                 "rounds of interleaved rung and cuBLAS launches per row (default 9; at least 6, the fewest "
-                 "that give a 95% interval of the median)")
+                 "rounds of interleaved rung and cuBLAS launches per row (default " + shown(o.rounds) +
+                     "; at least 6, the fewest that give a 95% interval of the median)")
       ->check(validator(integer_from(6)));
   CLI::Option* reps_opt =
       app.add_option("--repetitions", o.repetitions, "passes over the whole sweep; rows get the median and interval "
-                                                     "over the passes (default 1)")
+                                                     "over the passes (default " + shown(o.repetitions) + ")")
           ->check(validator(integer_from(1)));
   app.add_option("--clock-threshold", o.clock_threshold_pct,
                  "PCT: a row whose SM clock fell below PCT% of the GPU's max SM clock is measured again (up to "
-                 "twice, after a pause) and flagged if it stays low (default 90)")
+                 "twice, after a pause) and flagged if it stays low (default " + shown(o.clock_threshold_pct) + ")")
       ->check(validator(real_where([](double v) { return v >= 0 && v <= 100; }, "is not a percentage (0-100)")));
   app.add_flag("--no-check", "skip verification against the FP64 reference");
   app.add_flag("--list", o.list, "list the rungs and exit");
   CLI::Option* sweep_opt =
       app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
-  app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default 256,...,16384)")
+  app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default " + ks_s + ")")
       ->check(validator([](const std::string& t) { return size_list_problem(t, 1); }))
       ->needs(sweep_opt);
-  app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default 1024)")
+  app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default " + shown(o.accuracy_mn) + ")")
       ->check(validator(integer_from(1, kInt64Max)))
       ->needs(sweep_opt);
   app.add_option("--accuracy-exponents", exponents_s,
-                 "exponent ranges E of the accuracy sweep's wide rows, comma-separated (default 20,40,60)")
+                 "exponent ranges E of the accuracy sweep's wide rows, comma-separated (default " + exponents_s + ")")
       ->check(validator(list_of(integer_from(0, kMaxWideExponent))))
       ->needs(sweep_opt);
   const auto writable = validator(unwritable_problem);
@@ -389,7 +415,8 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       ->check(validator(one_of({"console", "json", "csv"})));
   CLI::Option* out_opt = app.add_option("--benchmark_out", o.out_path, "write the results to FILE")->check(writable);
   CLI::Option* out_format_opt =
-      app.add_option("--benchmark_out_format", o.out_format, "format of --benchmark_out: json (default), csv, console")
+      app.add_option("--benchmark_out_format", o.out_format,
+                     "format of --benchmark_out: json, csv, console (default " + o.out_format + ")")
           ->check(validator(one_of({"json", "csv", "console"})))
           ->needs(out_opt);
   json_opt->excludes(out_opt)->excludes(out_format_opt);
@@ -446,9 +473,8 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       o.shapes.push_back(s);
     }
     if (o.accuracy_sweep) {
-      o.accuracy_ks = ks_s.empty() ? std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384} : parse_size_list(ks_s);
-      for (int64_t e : exponents_s.empty() ? std::vector<int64_t>{20, 40, 60} : parse_size_list(exponents_s))
-        o.accuracy_exponents.push_back(int(e));
+      o.accuracy_ks = parse_size_list(ks_s);
+      for (int64_t e : parse_size_list(exponents_s)) o.accuracy_exponents.push_back(int(e));
     }
     const std::vector<std::string> rows = selected_row_names(o, o.filter);
     if (rows.empty())
