@@ -25,7 +25,7 @@
 #include "soak.hpp"
 
 #ifdef SGEMM_LADDER_FAULT_LAB
-#include "fault_lab.hpp"
+#include "fault_lab/fault_lab.hpp"
 #endif
 
 #include "sgemm_git_version.h"  // SGEMM_LADDER_GIT, generated at build time (cmake/GitVersion.cmake)

@@ -18,7 +18,8 @@
 # Builds nothing: it runs build/debug/bench/sgemm_bench, the debug preset's build (device code
 # with -G, so every report has source lines, and the fault lab compiled in):
 #   cmake --preset debug && cmake --build --preset debug
-# Other sgemm_bench: FAULT_LAB_BENCH=path. Long reports are cut short; FAULT_LAB_FULL=1 shows
+# Other sgemm_bench: FAULT_LAB_BENCH=path (its faulty copies, which the reports point at, are
+# read from fault_lab/generated/ beside it, or FAULT_LAB_COPIES=DIR). Long reports are cut short; FAULT_LAB_FULL=1 shows
 # them whole. Extra arguments after the command go to sgemm_bench (e.g. --size 500).
 set -uo pipefail
 shopt -u patsub_replacement 2>/dev/null || true
@@ -27,7 +28,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 2
 bench=${FAULT_LAB_BENCH:-build/debug/bench/sgemm_bench}
 bench=${bench#"$root"/}          # shown relative to the repository root when inside it
-source_file=bench/fault_lab.cu
+# The faulty copies the reports point at: each is a rung with a patch of bench/fault_lab/patches/
+# applied, made by the build beside sgemm_bench (bench/fault_lab/CMakeLists.txt).
+copies=${FAULT_LAB_COPIES:-$(dirname "$bench")/fault_lab/generated}
 full=${FAULT_LAB_FULL:-0}
 work=build/debug/fault_lab
 # Small GPU core dumps: no global, shared or local memory, no non-relocated ELF images (the
@@ -85,18 +88,21 @@ trim() {  # LIMIT: pass stdin through, at most LIMIT lines then the last 6
     for (i = NR - 5; i <= NR; i++) print buf[i] }'
 }
 
-# The fault_lab.cu lines a report points at, with their source text.
+# The lines of the faulty copies (fault_<kind>_rungNN.cuh) a report points at, with their text.
 point_at_source() {  # LOG
-  local l
-  local lines
-  lines=$(grep -oE 'fault_lab\.cu:[0-9]+' "$1" | cut -d: -f2 | sort -n | uniq)
-  if [ -z "$lines" ]; then
-    echo "(no fault_lab.cu:LINE in the report: was sgemm_bench built with -G or -lineinfo?)"
+  local at file l
+  local places
+  places=$(grep -oE 'fault_(oob_read|oob_write|race)_rung[0-9]+\.cuh:[0-9]+' "$1" | sort -t: -k1,1 -k2,2n | uniq)
+  if [ -z "$places" ]; then
+    echo "(no fault_<kind>_rungNN.cuh:LINE in the report: was sgemm_bench built with -G or -lineinfo?)"
     return
   fi
   echo
-  echo "== the report points at these lines of bench/fault_lab.cu:"
-  for l in $lines; do printf '  fault_lab.cu:%-4s %s\n' "$l" "$(sed -n "${l}p" "$source_file" | sed 's/^[[:space:]]*//')"; done
+  echo "== the report points at these lines of the faulty copies in $copies:"
+  for at in $places; do
+    file=${at%%:*} l=${at##*:}
+    printf '  %s %s\n' "$(printf '%-30s' "$at")" "$(sed -n "${l}p" "$copies/$file" 2>/dev/null | sed 's/^[[:space:]]*//')"
+  done
 }
 
 # --dry-run: the tool the real run needs, found or not (the dry run itself needs none of them).
@@ -205,6 +211,14 @@ plain() {  # KIND [bench args...]
 }
 
 check_bench
+if [ "$dry" = 1 ]; then  # the copies point_at_source reads, made by the build beside sgemm_bench
+  for k in oob_read oob_write race; do
+    for r in 03 06; do
+      [ -f "$copies/fault_${k}_rung$r.cuh" ] ||
+        { echo "fault_lab: no faulty copy $copies/fault_${k}_rung$r.cuh (FAULT_LAB_COPIES=DIR)" >&2; dry_failed=1; }
+    done
+  done
+fi
 case $cmd in
   memcheck-read) sanitize memcheck oob-read "$@" ;;
   memcheck-write) sanitize memcheck oob-write "$@" ;;

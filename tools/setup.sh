@@ -34,12 +34,13 @@ fi
 # --- what is there ------------------------------------------------------------------------------
 
 declare -A apt_package=(
-  [cmake]=cmake [ninja]=ninja-build [c++]=g++ [nm]=binutils
+  [cmake]=cmake [ninja]=ninja-build [c++]=g++ [nm]=binutils [patch]=patch
   [GTest]=libgtest-dev [benchmark]=libbenchmark-dev [CLI11]=libcli11-dev [nlohmann_json]=nlohmann-json3-dev
   [venv]=python3-venv
 )
 declare -A what=(
   [cmake]="CMake >= $min_cmake" [ninja]="Ninja" [c++]="a C++ compiler (c++)" [nm]="nm (binutils)"
+  [patch]="patch (the debug build makes the fault lab's kernels with it)"
   [GTest]="GoogleTest" [benchmark]="Google Benchmark" [CLI11]="CLI11" [nlohmann_json]="nlohmann-json"
   [venv]="Python's venv module"
 )
@@ -56,6 +57,7 @@ missing_tools() {  # prints the tools that are missing, one per line
   command -v ninja >/dev/null 2>&1 || echo ninja
   command -v "${CXX:-c++}" >/dev/null 2>&1 || echo c++
   command -v nm >/dev/null 2>&1 || echo nm
+  command -v patch >/dev/null 2>&1 || echo patch
 }
 
 missing_libraries() {  # prints the CMake packages find_package cannot find, one per line
@@ -133,7 +135,7 @@ if [ ${#tools[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-say "cmake $(cmake --version | head -1 | awk '{print $3}'), ninja $(ninja --version), ${CXX:-c++} and nm found"
+say "cmake $(cmake --version | head -1 | awk '{print $3}'), ninja $(ninja --version), ${CXX:-c++}, nm and patch found"
 
 libraries=$(missing_libraries) || exit 1
 mapfile -t libraries < <(printf '%s' "$libraries" | grep .)

@@ -26,8 +26,9 @@ fail=0
 ok() { echo "ok:   $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 
-# The names a fault-lab build adds: the kernels fault_{oob_read,oob_write,race}_rungNN and the
-# namespace sgemm::fault_lab (mangled: 9fault_lab). Nothing in a normal build may match.
+# The names a fault-lab build adds: the faulty copies' namespaces fault_{oob_read,oob_write,race}_rungNN
+# (part of every faulty kernel's name) inside sgemm::fault_lab (mangled: 9fault_lab). Nothing in a
+# normal build may match.
 symbol_re='fault_(oob_read|oob_write|race)_rung[0-9]+|fault_lab::|9fault_lab'
 bytes_re='fault_(oob_read|oob_write|race)_rung[0-9]+|9fault_lab'
 

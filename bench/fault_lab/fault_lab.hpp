@@ -5,11 +5,12 @@
 //   sgemm_bench --inject-fault oob-write [--kernel 3|6] ...
 //   sgemm_bench --inject-fault race      [--kernel 3|6] ...
 //
-// Compiled into sgemm_bench only when SGEMM_LADDER_FAULT_LAB is ON (the debug preset); never in
-// libsgemm_ladder.so, never in the registry. tests/fault_lab/ checks both halves of that promise.
+// Built only when SGEMM_LADDER_FAULT_LAB is ON (the debug preset), as the library
+// sgemm_fault_lab that sgemm_bench links; never in libsgemm_ladder.so, never in the registry.
+// tests/fault_lab/ checks both halves of that promise.
 #pragma once
 
-#include "harness/cli.hpp"
+#include "harness/options.hpp"
 
 namespace sgemm::fault_lab {
 
