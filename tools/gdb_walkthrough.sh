@@ -95,9 +95,9 @@ bm=${t[0]} bn=${t[1]} bk=${t[2]}
 
 # The tensor-core rungs keep their accumulators in MMA fragments spread over a warp (or a
 # warpgroup), not in one thread's tile: this walkthrough covers the CUDA-core rungs.
-if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$file"; then
-  die "rung $kernel ($slug) runs on the tensor cores: its accumulators are MMA fragments shared by a warp; the walkthrough covers the CUDA-core rungs from 3 up (step through it with plain cuda-gdb commands: break, cuda thread, info locals)"
-fi
+case $file in */kernels/tensor/*)
+  die "rung $kernel ($slug) runs on the tensor cores: its accumulators are MMA fragments shared by a warp; the walkthrough covers the CUDA-core rungs from 3 up (step through it with plain cuda-gdb commands: break, cuda thread, info locals)" ;;
+esac
 
 # Which kind of compute loop this rung has, and the line to stop on.
 line_of() { grep -nE "$1" "$file" | head -n 1 | cut -d: -f1; }

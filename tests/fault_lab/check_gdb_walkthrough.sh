@@ -25,7 +25,7 @@ for id in $ids; do
     else bad "rung $id (dispatch) should be refused with exit 2: $out"; fi
     continue
   fi
-  if grep -qE 'mma_tf32_16x8x8\(|wgmma\.mma_async' "$root"/kernels/*/"$slug.cuh" 2>/dev/null; then
+  if [ -f "$root/kernels/tensor/$slug.cuh" ]; then
     out=$(bash "$script" --dry-run --bench "$bench" --kernel "$id" 2>&1)
     if [ $? -eq 2 ] && grep -qF "runs on the tensor cores" <<<"$out"; then ok "rung $id refused: tensor cores"
     else bad "rung $id (tensor cores) should be refused with exit 2: $out"; fi
