@@ -8,10 +8,8 @@
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
 //   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
 //   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands copied to
-//   16-byte-aligned rows, then the best of (2)-(3) on the copies. This file holds the kernels and
-//   their launches; the cost model that picks one (host C++, tested on the CPU) is
-//   kernels/dispatch/model.cpp, its constants measured per architecture by `sgemm_autotune
-//   --dispatch` (kernels/tuned/dispatch_sm_<arch>.cuh). None is refused.
+//   16-byte-aligned rows, then the best of (2)-(3) on the copies. None is refused. A cost model
+//   picks one (host C++: kernels/dispatch/model.cpp; its constants: `sgemm_autotune --dispatch`).
 // WHY: the capstone pads M and N to whole 64x256 tiles (at M = 1 it computes 64 rows to use one);
 //   stream-K's fix-up adds a tile's partials one after another; 32-bit accesses and per-slab
 //   bounds checks slow every tile. cuBLAS ships many kernels and a heuristic that picks one.
@@ -23,6 +21,9 @@
 // PAGE: docs/rungs/30_auto.md (the choices, the model, the measured table)
 // =====================================================================================
 #pragma once
+
+#include <algorithm>
+#include <string>
 
 #include "common/common.cuh"
 #include "common/stream_k.cuh"
@@ -40,22 +41,17 @@
 namespace sgemm::rung30 {
 
 constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
-// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds)
-// at 1-4 rows of C where the grid leaves every SM one block at most. With few rows the GEMV only
-// waits on B, and a SM's bytes in flight set its bandwidth: 32 warps of 8 loads of 128 bytes
-// are 32 KiB, about what one microsecond of DRAM latency at a SM's share of the bandwidth takes.
-// A block alone on its SM has nothing else to cover its latency, and deep rounds help it; where
-// SMs hold two blocks, one block's loads cover the other's waits, and deep rounds lose: their 64
-// registers a thread leave room for one block of 1024 threads (measured: docs/rungs/30_auto.md).
+// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds:
+// more bytes in flight) at 1-4 rows of C where the grid leaves every SM one block at most, whose
+// waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
+// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md).
 constexpr int kGemvRound = 8;
 constexpr int kGemvDeepRound = kGemvChunk;
 constexpr int kGemvDeepMaxRows = 4;
 static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
               "rounds of whole float4 A reads, a whole number of them a chunk");
-// Columns of C a lane computes (32 apart, so every load stays one coalesced 128-byte row per warp
-// and needs no alignment): two at 9-16 rows, where one shared-memory read of A then feeds 8 FFMAs
-// instead of 4 (measured: docs/rungs/30_auto.md). With fewer rows the GEMV waits on memory and
-// wants every warp it can have; at 17-32 rows the 64 accumulators that two columns need leave too few warps.
+// Columns of C a lane computes, 32 apart (coalesced 128-byte rows, any alignment): two at 9-16
+// rows, where one shared-memory read of A feeds 8 FFMAs, not 4 (fewer rows want warps, more registers).
 template <int MT>
 constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
 // Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
@@ -76,9 +72,8 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, in
 }
 
 // One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
-// A's values for the chunk are staged in sA (one k per lane), their loads in flight together with
-// B's first round; B is then read in rounds of R rows and A's values as float4 broadcasts of 4 k
-// steps (every lane reads the same address), so one shared-memory read feeds 4 x CT FFMAs.
+// A's values are staged in sA (one k per lane), loaded beside B's first round; then B is read in
+// rounds of R rows and A as float4 broadcasts: one shared-memory read feeds 4 x CT FFMAs.
 template <int MT, int CT, int R, bool kFull>
 __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
                                            int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
@@ -114,13 +109,10 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
 
 // C (M x N, M <= MT) = alpha * A * B + beta * C, CT columns of C a lane, 32 apart. Block (x, y)
 // covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
-// in chunks of 32 k steps (gemv_chunk), so that B is read once. The warps' sums meet in shared
-// memory, a column of the lane's at a time, and are added in warp order; thread (w, lane) adds and
-// writes rows w, w + warps, ... With K split over blocks (gridDim.y > 1), each block writes its
-// partial sums to W, and the last block of a column group to arrive (a ticket) adds them in block
-// order, writes C and sets the ticket back to zero: deterministic either way, and the tickets are
-// zero again after every launch. Scalar accesses throughout: any leading dimension and any
-// 4-byte-aligned pointer.
+// in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
+// with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
+// column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
+// the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
 template <int MT, int CT, int R>
 __global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
@@ -147,9 +139,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
     for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
-  // The block's sums, a column of each lane's at a time: use(col, m, sum) for the rows m of this
-  // thread. A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in
-  // __syncwarp).
+  // The block's sums, a column of each lane's at a time: use(col, m, sum) for this thread's rows m.
+  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
   auto column_sums = [&](auto&& use) {
 #pragma unroll
     for (int c = 0; c < CT; ++c) {
@@ -209,10 +200,9 @@ sgemm_30_split_k(int M, int N, int K, const float* A, int lda, const float* B, i
   else rung16::compute_tile<kVec, Cfg, true>(smem, g, u, none);
 }
 
-// C = alpha * (W[0] + ... + W[splits - 1]) + beta * C. Lane x of a block owns one group of four
-// columns; warp y adds partials y, y + Y, y + 2Y, ... (Y = blockDim.y, up to 32), so that many
-// partials are read at once, and warp 0 adds the warps' sums in warp order: the same order on
-// every run (bitwise deterministic).
+// C = alpha * (W[0] + ... + W[splits - 1]) + beta * C. Lane x of a block owns four columns; warp y
+// adds partials y, y + Y, ... (Y = blockDim.y, up to 32), so that many are read at once, and warp 0
+// adds the warps' sums in warp order: the same order on every run (bitwise deterministic).
 template <bool kVec>
 __global__ void __launch_bounds__(kWarpSize * kWarpSize)
 sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, float beta, float* C, int ldc) {
@@ -240,12 +230,6 @@ sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, 
   }
   store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
 }
-
-}  // namespace sgemm::rung30
-#include <algorithm>
-#include <string>
-
-namespace sgemm::rung30 {
 
 using T = tuned::Rung10;  // the capstone's tile
 using Capstone = rung16::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
@@ -326,9 +310,7 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 
 // ---- GEMV -------------------------------------------------------------------------------------
 
-// The grid is the model's (gemv_grid: warps per block, K split over blocks until 32 warps a SM
-// have work). With K split, the last block of a column group adds the partials; its tickets reset
-// themselves (kept_tickets).
+// The grid is the model's (gemv_grid); with K split over blocks, gemv_scratch's partials and tickets.
 template <int MT>
 Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_cols<MT>(), kWarps = gemv_warps<MT, CT>();
@@ -337,42 +319,26 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     return s;
   const GemvGrid gg = gemv_grid(a, info, kWarps, kWarpSize * CT, kGemvChunk);
   const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits));
-  // With K split: one partial sum per block and element, and one ticket per column group.
-  void* ws = nullptr;
-  float* W = nullptr;
-  unsigned* tickets = nullptr;
-  Status s = Status::kOk;
-  if (grid.y > 1) {
-    const size_t partialBytes = size_t(grid.y) * size_t(a.M) * size_t(a.N) * sizeof(float);
-    tickets = kept_tickets(stream, grid.x);
-    const size_t ticketBytes = tickets == nullptr ? grid.x * sizeof(unsigned) : 0;
-    if (s = workspace_alloc(partialBytes + ticketBytes, stream, &ws); s != Status::kOk) return s;
-    W = static_cast<float*>(ws);
-    if (tickets == nullptr) {
-      tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
-      s = from_cuda(cudaMemsetAsync(tickets, 0, ticketBytes, stream));
-    }
-  }
+  GemvScratch sc;
+  Status s = gemv_scratch(a, grid.x, grid.y, stream, &sc);
   if (s == Status::kOk) {
-    // Deep rounds where the rows allow them and no SM gets a second block (above), 8-row rounds
-    // otherwise.
+    // Deep rounds where the rows allow them and no SM gets a second block (kGemvRound), else 8 rows.
     constexpr int kDeep = MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound;
     const bool deep = int64_t(grid.x) * grid.y <= info.sms;
     auto kernel = deep ? sgemm_30_gemv<MT, CT, kDeep> : sgemm_30_gemv<MT, CT, kGemvRound>;
     kernel<<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
-                                                   int(a.ldb), a.beta, a.C, int(a.ldc), gg.kPerBlock, W, tickets);
+                                                   int(a.ldb), a.beta, a.C, int(a.ldc), gg.kPerBlock, sc.W, sc.tickets);
     s = launch_status();
   }
-  if (ws != nullptr)
-    if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  if (sc.ws != nullptr)
+    if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;
 }
 
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   static_assert(kGemvMaxRows == 32, "the GEMV's row groups are 1, 2, 4, 8, 16 and 32 rows");
-  constexpr Status (*kRows[kGemvGroups])(const GemmArgs&, cudaStream_t, std::string*) = {
-      &launch_gemv_rows<1>, &launch_gemv_rows<2>, &launch_gemv_rows<4>, &launch_gemv_rows<8>,
-      &launch_gemv_rows<16>, &launch_gemv_rows<kGemvMaxRows>};
+  constexpr Launch kRows[kGemvGroups] = {&launch_gemv_rows<1>, &launch_gemv_rows<2>, &launch_gemv_rows<4>,
+                                         &launch_gemv_rows<8>, &launch_gemv_rows<16>, &launch_gemv_rows<kGemvMaxRows>};
   return kRows[gemv_group(a.M)](a, stream, why);
 }
 
@@ -387,36 +353,26 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 }
 
 // In the order of the model's candidates (kCandidateList).
-using Launch = Status (*)(const GemmArgs&, cudaStream_t, std::string*);
 constexpr Launch kLaunches[kCandidates] = {&rung16::launch, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
                                            &launch_tiles<Small>, &launch_split_k<Small, kSplitKSmall>,
                                            &launch_split_k<FewRows, kSplitKRows>, &launch_gemv, &launch_repack};
 static_assert(same_tile<Capstone, kCapstone>() && same_tile<FewRows, kFewRows>() && same_tile<FewCols, kFewCols>() &&
                   same_tile<Small, kSmall>(), "the model prices the tiles that run");
 
-// What the model knows of this GPU: its SMs and peaks, and each candidate's kernels' occupancy.
-Status device_of(Device* d) {
-  int device = 0;
-  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return from_cuda(err);
-  if (const cudaError_t err = cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess)
-    return from_cuda(err);
-  if (device_rates(&d->rates) != Status::kOk) d->rates = DeviceRates{};
-  std::string why;
+// What the model knows of this GPU's kernels, their blocks per SM (model.cpp asks its SMs, peaks).
+void occupancy_of(Device* d) {
   for (int v = 0; v < 2; ++v) {  // 32-bit, then 128-bit accesses
-    KernelInfo i[6];
-    auto blocks = [&](Status s, int c) { return s == Status::kOk ? i[c].blocks_per_sm : 0; };
-    d->blocks[kFewRows][v] = blocks(v ? prepare_tiles<true, FewRows>(&i[0], &why) : prepare_tiles<false, FewRows>(&i[0], &why), 0);
-    d->blocks[kFewCols][v] = blocks(v ? prepare_tiles<true, FewCols>(&i[1], &why) : prepare_tiles<false, FewCols>(&i[1], &why), 1);
-    d->blocks[kSmall][v] = blocks(v ? prepare_tiles<true, Small>(&i[2], &why) : prepare_tiles<false, Small>(&i[2], &why), 2);
-    d->blocks[kSplitKSmall][v] =
-        blocks(v ? prepare_split_k<true, Small>(&i[3], &why) : prepare_split_k<false, Small>(&i[3], &why), 3);
-    d->blocks[kSplitKRows][v] =
-        blocks(v ? prepare_split_k<true, FewRows>(&i[4], &why) : prepare_split_k<false, FewRows>(&i[4], &why), 4);
+    d->blocks[kFewRows][v] = blocks_of(v ? prepare_tiles<true, FewRows> : prepare_tiles<false, FewRows>);
+    d->blocks[kFewCols][v] = blocks_of(v ? prepare_tiles<true, FewCols> : prepare_tiles<false, FewCols>);
+    d->blocks[kSmall][v] = blocks_of(v ? prepare_tiles<true, Small> : prepare_tiles<false, Small>);
+    d->blocks[kSplitKSmall][v] = blocks_of(v ? prepare_split_k<true, Small> : prepare_split_k<false, Small>);
+    d->blocks[kSplitKRows][v] = blocks_of(v ? prepare_split_k<true, FewRows> : prepare_split_k<false, FewRows>);
     d->blocks[kCapstone][v] = rung16::min_blocks_per_sm();  // as its launch bounds ask
-    d->cutBlocks[v] = blocks(rung16::prepare_kernels(v == 1, &i[5], &why), 5);
-    if (d->cutBlocks[v] > 0) d->overlap = i[5].cc_major >= 9;  // the cut's launches overlap from sm_90 on
+    KernelInfo cut;
+    std::string why;
+    d->cutBlocks[v] = rung16::prepare_kernels(v == 1, &cut, &why) == Status::kOk ? cut.blocks_per_sm : 0;
+    if (d->cutBlocks[v] > 0) d->overlap = cut.cc_major >= 9;  // the cut's launches overlap from sm_90 on
   }
-  return Status::kOk;
 }
 
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why) {

@@ -1,6 +1,7 @@
 // The dispatch rung's cost model (model.hpp): each candidate's terms from the shape and the
-// device, its predicted time from the measured constants, and the pick. Host code only; the
-// kernels and their launches are the rung's (kernels/dispatch/30_auto.cuh).
+// device, its predicted time from the measured constants, and the pick; and the plain host
+// plumbing of the rung's launches. Host code only; the kernels and their launches are the rung's
+// (kernels/dispatch/30_auto.cuh).
 #include "dispatch/model.hpp"
 
 #include <algorithm>
@@ -277,10 +278,16 @@ const T& per_device(Make make) {
 }  // namespace
 
 const Constants& device_constants() { return per_device<Constants>(measured_constants); }
+// What the model knows of this GPU: its SMs and peaks, and each candidate's kernels' occupancy.
 const Device& current_device() {
   return per_device<Device>([] {
     Device d;
-    if (device_of(&d) != Status::kOk) d = Device{};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+      return Device{};
+    if (device_rates(&d.rates) != Status::kOk) d.rates = DeviceRates{};
+    occupancy_of(&d);
     return d;
   });
 }
@@ -337,6 +344,27 @@ Terms split_terms(int c, const GemmArgs& a, int splits) {
   const KernelInfo info{d.sms, d.blocks[size_t(c)][vec4_ok(a, nullptr) ? 1 : 0], 0};
   if (info.blocks_per_sm <= 0) return t;
   return with_split(t, a, split_into(a, cand.BM, cand.BN, cand.BK, splits, info));
+}
+
+// ---- host plumbing of the launches (30_auto.cuh) -------------------------------------------------
+
+int blocks_of(Status (*prepare)(KernelInfo* info, std::string* why)) {
+  KernelInfo info;
+  std::string why;
+  return prepare(&info, &why) == Status::kOk ? info.blocks_per_sm : 0;
+}
+
+Status gemv_scratch(const GemmArgs& a, unsigned colGroups, unsigned splits, cudaStream_t stream, GemvScratch* out) {
+  if (splits <= 1) return Status::kOk;
+  const size_t partialBytes = size_t(splits) * size_t(a.M) * size_t(a.N) * sizeof(float);
+  unsigned* tickets = kept_tickets(stream, colGroups);
+  const size_t ticketBytes = tickets == nullptr ? colGroups * sizeof(unsigned) : 0;
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(partialBytes + ticketBytes, stream, &ws); s != Status::kOk) return s;
+  *out = GemvScratch{ws, static_cast<float*>(ws), tickets};
+  if (tickets != nullptr) return Status::kOk;
+  out->tickets = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partialBytes);
+  return from_cuda(cudaMemsetAsync(out->tickets, 0, ticketBytes, stream));
 }
 
 }  // namespace sgemm::rung30

@@ -147,9 +147,9 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k);
 
-// The same on the current device (30_auto.cuh's device_of, asked once per device) with its
-// measured constants; choose() remembers its answer per argument signature.
-Status device_of(Device* d);  // defined by 30_auto.cuh: its kernels' occupancy
+// The same on the current device (its SMs and peaks, and 30_auto.cuh's occupancy_of, asked once per
+// device) with its measured constants; choose() remembers its answer per argument signature.
+void occupancy_of(Device* d);  // defined by 30_auto.cuh: its kernels' blocks per SM
 const Device& current_device();
 const Constants& device_constants();
 Terms model_terms(int c, const GemmArgs& a);
@@ -161,10 +161,24 @@ const char* choice(const GemmArgs& a);  // the candidate's name, "repack+<name>"
 int candidate_count();
 const char* candidate_name(int c);
 std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
+using Launch = Status (*)(const GemmArgs& a, cudaStream_t stream, std::string* why);  // a candidate's launch (30_auto.cuh)
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
 // Split-K candidates with K cut into (at most) `splits` parts instead of the model's choice, and
 // the model's terms for that launch: the calibration prices slabs at a chosen residency this way.
 Terms split_terms(int c, const GemmArgs& a, int splits);
 Status launch_candidate_split(int c, const GemmArgs& a, int splits, cudaStream_t stream, std::string* why);
+
+// Host plumbing of 30_auto.cuh's launches. The blocks of the kernels `prepare` readies that one SM
+// keeps resident (0: they cannot run here).
+int blocks_of(Status (*prepare)(KernelInfo* info, std::string* why));
+// The GEMV's scratch where K is split over `splits` > 1 blocks (none otherwise): a partial sum per
+// block and element in W, and a ticket per column group (kept ones, else zeroed ones after W).
+// ws: what the launch frees (nullptr: nothing).
+struct GemvScratch {
+  void* ws = nullptr;
+  float* W = nullptr;
+  unsigned* tickets = nullptr;
+};
+Status gemv_scratch(const GemmArgs& a, unsigned colGroups, unsigned splits, cudaStream_t stream, GemvScratch* out);
 
 }  // namespace sgemm::rung30
