@@ -16,6 +16,7 @@ ok() { echo "ok:   $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 
 ids=$("$bench" --list | awk '/^[0-9]/ && $1 >= 3 { print $1 }')
+symbols=$(nm -C "$bench" 2>/dev/null)  # read once: the host launch each command file stops in first
 [ -n "$ids" ] || { echo "no rungs from 3 up in sgemm_bench --list"; exit 1; }
 for id in $ids; do
   slug=$("$bench" --list | awk -v id="$id" '/^[0-9]/ && $1 == id { print $2 }')
@@ -46,7 +47,7 @@ for id in $ids; do
            ! grep -qE '^(g\.)?M == [0-9]+' <<<"$cond"; then
         bad "rung $id: the condition does not pin M, the block and the thread: $cond"
       elif ! launch=$(sed -n 's/^break \(sgemm::rung[0-9]*::launch\)$/\1/p' "$file") || [ -z "$launch" ] ||
-           ! nm -C "$bench" | grep -qF "$launch("; then
+           ! grep -qF "$launch(" <<<"$symbols"; then
         bad "rung $id: the command file does not first stop in the rung's host launch, or sgemm_bench has no ${launch:-such function}"
       elif grep -q '@[A-Z_]*@' "$file"; then
         bad "rung $id: placeholder left in $file"
