@@ -2,7 +2,7 @@
 ## Not runnable as it is: the words between @ signs become the rung's file, breakpoint line,
 ## condition and variables. The script writes the filled-in copy (without these ## lines) to
 ## <build>/gdb/walkthrough_rungNN.gdb; that copy runs as it is:
-##   cuda-gdb -x <build>/gdb/walkthrough_rungNN.gdb --args sgemm_bench --kernel N --size S ...
+##   cuda-gdb -x <build>/gdb/walkthrough_rungNN.gdb --args sgemm_bench --kernel N --m M --n N --k K ...
 ## One command per line, no multi-line blocks: the script passes each line as its own -ex, so
 ## that one failing print does not end the session.
 set pagination off
@@ -14,7 +14,7 @@ set cuda api_failures hide
 #
 # Rung @RUNG@ (kernels/@FILE@): stop on the line `@PATTERN@`, where the shared-memory tiles,
 # the K position and the accumulators are all in scope. The condition picks one thread of one
-# block, at K slab @STEP@, in the timed run at M = N = K = @SIZE@ (not sgemm_bench's 8x8x8
+# block, at K slab @STEP@, in the timed run at M x N x K = @SIZE@ (not sgemm_bench's 8x8x8
 # preflight launch). cuBLAS (rung 0) also runs in this process; the breakpoint is on rung
 # @RUNG@'s own source line, so cuBLAS never stops.
 #
