@@ -25,10 +25,13 @@ RowCounters counters_for(const Rung& r, const Shape& s) {
   c.ldb = dense.ldb;
   c.ldc = dense.ldc;
   c.fp32_accurate = r.precision.fp32_accurate;
+  c.batch = s.batch;
+  c.bias = s.bias;
   return c;
 }
 
-// The figures of the first contender's launches: median, quartiles, count, GFLOP/s.
+// The figures of the first contender's launches: median, quartiles, count, GFLOP/s (of the whole
+// batch: 2*M*N*K per product).
 void set_time_counters(const Rounds& rounds, RowCounters* c) {
   const std::vector<double> ms = rounds.all(0);
   c->ms = median(ms);
@@ -36,7 +39,7 @@ void set_time_counters(const Rounds& rounds, RowCounters* c) {
   c->ms_q3 = quantile(ms, 0.75);
   c->samples = int(ms.size());
   c->rounds = int(rounds.ms[0].size());
-  c->gflops = gflops(c->M, c->N, c->K, c->ms);
+  c->gflops = gflops(c->M, c->N, c->K, c->ms) * double(c->batch);
 }
 
 std::string shape_key(const Shape& s, InputKind kind, int wide_exponent, bool rotate) {
@@ -198,11 +201,14 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     if (o_.check) verify_row(row.name, rung, p, &c);
     // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
     // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the FP32-accurate
-    // tensor-core rungs the same method on cuBLAS (cublas_method): interleaved, same inputs.
+    // tensor-core rungs the same method on cuBLAS (cublas_method): interleaved, same inputs. Those
+    // two comparisons take plain calls only (NN, one product, no bias): other rows go without.
     std::vector<LaunchFn> contenders = {[&](int set) { return run(rung.id, p.args(set), stream_); },
                                         [&](int set) { return run(0, p.args(set), stream_); }};
-    const CublasMethod* method = c.fp32_accurate ? cublas_method(rung) : nullptr;
-    if (!c.fp32_accurate) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
+    const bool plain = row.shape.plain();
+    const bool tf32 = !c.fp32_accurate && plain;
+    const CublasMethod* method = c.fp32_accurate && plain ? cublas_method(rung) : nullptr;
+    if (tf32) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
     else if (method) contenders.push_back([&](int set) { return method->fn(p.args(set), stream_); });
     RoundsPlan plan;
     plan.warm.warmup = o_.warmup;
@@ -221,7 +227,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.packed = packs(rung, p.args(0));
     c.remeasured = m.remeasured;
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
-    if (!c.fp32_accurate) {
+    if (tf32) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
       c.cublas_tf32_rel_err =
           cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);

@@ -79,8 +79,10 @@ constexpr bool kCapstone = true;  // the CUDA-core track's capstone (Rung::capst
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
 // architecture, the kernel the tools report (text in its name: from rung 6 on, the instance with
 // 128-bit accesses, `<true`), precision, then the functions; then, for rungs whose kernel reads the
-// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); last,
-// on one row, kCapstone (the rung the CUDA-core track leads up to).
+// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); then,
+// on one row, kCapstone (the rung the CUDA-core track leads up to); last, for a rung whose launch
+// handles parts of the general call itself, its kTakes* bits (Rung::takes; the front door provides
+// the parts a rung does not take, docs/design.md).
 const std::vector<Rung>& registry() {
   static const std::vector<Rung> table = {
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",

@@ -12,7 +12,9 @@
 
 namespace sgemm {
 
-// Row-major C = alpha * A * B + beta * C (see sgemm_ladder.h for the layout rules).
+// Row-major C = alpha * op(A) * op(B) + beta * C (+ bias), batched (see sgemm_ladder.h,
+// sgemm_ladder_gemm, for the layout rules). The fields after ldc default to the plain call: NN, one
+// product, no bias, which is all a rung's launch sees of what its Rung::takes leaves out.
 struct GemmArgs {
   int64_t M = 0, N = 0, K = 0;
   float alpha = 1.0f;
@@ -23,6 +25,18 @@ struct GemmArgs {
   float beta = 0.0f;
   float* C = nullptr;
   int64_t ldc = 0;
+  bool transa = false, transb = false;            // op(A) = A^T / op(B) = B^T
+  int64_t batch = 1;                              // products; product i at A + i*strideA, ...
+  int64_t strideA = 0, strideB = 0, strideC = 0;  // elements; ignored when batch == 1
+  const float* bias = nullptr;                    // N floats, added to every row of C
+
+  // A and B as stored: op(A) = A is M x K, A^T is stored K x M; op(B) = B is K x N, B^T N x K.
+  int64_t rowsA() const { return transa ? K : M; }
+  int64_t colsA() const { return transa ? M : K; }
+  int64_t rowsB() const { return transb ? N : K; }
+  int64_t colsB() const { return transb ? K : N; }
+  // The plain call (sgemm_ladder_run's): NN, one product, no bias.
+  bool plain() const { return !transa && !transb && batch == 1 && bias == nullptr; }
 };
 
 enum class Status : int {
@@ -40,6 +54,8 @@ enum class Status : int {
   kCublas = SGEMM_LADDER_ERR_CUBLAS,
   kTf32Override = SGEMM_LADDER_ERR_TF32_OVERRIDE,
   kDeviceLimit = SGEMM_LADDER_ERR_DEVICE_LIMIT,
+  kInvalidTrans = SGEMM_LADDER_ERR_INVALID_TRANS,
+  kInvalidBatch = SGEMM_LADDER_ERR_INVALID_BATCH,
 };
 
 const char* status_string(Status s);
@@ -70,6 +86,13 @@ enum class Track : int {
   kDispatch = 3,    // on top: picks a kernel per shape
 };
 const char* track_name(Track t);  // "baseline", "cuda-core", "tensor-core", "dispatch"
+
+// What a rung's launch takes as it is (Rung::takes, a bit set; the C ABI's SGEMM_LADDER_TAKES_*).
+// run() provides what a rung does not take: transposed operands copied row-major into a workspace,
+// the batch as a loop of launches, the bias as a pass over C after the product.
+constexpr unsigned kTakesLayouts = SGEMM_LADDER_TAKES_LAYOUTS;  // reads op(A), op(B) in place (transa, transb)
+constexpr unsigned kTakesBatch = SGEMM_LADDER_TAKES_BATCH;      // the whole batch in one launch
+constexpr unsigned kTakesBias = SGEMM_LADDER_TAKES_BIAS;        // adds the bias in its epilogue
 
 // One rung of the ladder. The registry (registry.cu) is the only list of rungs: the CLI, the
 // benchmark, the tests, the C ABI, the Python package and the doc generator read it.
@@ -102,6 +125,9 @@ struct Rung {
   // the rung the dispatch rung builds its candidates on, the package's rung when there is no
   // dispatch rung. Exactly one rung carries it (a CPU test checks); nothing else decides it.
   bool capstone = false;
+  // kTakes* bits: what of the general call (layouts, batch, bias) the launch handles itself. Its
+  // supports() and launch() see only those; the rest of GemmArgs is the plain call's.
+  unsigned takes = 0;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).
@@ -112,18 +138,26 @@ const Rung* capstone();
 const Rung* find_rung(const std::string& id_or_slug);
 const Rung* find_rung(int id);
 
-// Check arguments the way BLAS does (sizes, leading dimensions, pointers, byte counts),
-// without touching the GPU. `detail` gets a one-line message on failure.
+// Check arguments the way BLAS does (sizes, leading dimensions per layout, batch and strides,
+// pointers, byte counts including the batch's span), without touching the GPU. `detail` gets a
+// one-line message on failure.
 Status validate(const GemmArgs& args, std::string* detail);
 
 // The front door: validate, check the rung's preconditions, handle the degenerate cases
-// (M or N = 0: nothing; K = 0 or alpha = 0: C = beta * C without reading A or B) and launch.
+// (M or N = 0: nothing; K = 0 or alpha = 0: C = beta * C (+ bias) without reading A or B) and launch.
+// A plain call launches the rung as it is; a general one gets what the rung does not take (takes).
 Status run(int kernel_id, const GemmArgs& args, cudaStream_t stream = nullptr,
            std::string* detail = nullptr);
 
+// Whether run() runs arguments that validate() accepts (with M, N >= 1) on `rung`: the rung's
+// supports() on what the front door hands its launch (a general call the rung does not take
+// whole: each product, with the transposed operands' row-major copies). `why` as supports() says
+// it. Checks no device; null pointers: shapes and leading dimensions only.
+bool can_run(const Rung& rung, const GemmArgs& args, std::string* why);
+
 // Not a rung: cuBLAS's own TF32 tensor-core GEMM (CUBLAS_COMPUTE_32F_FAST_TF32), the fair
 // comparison for rungs that are not FP32-accurate. Same layout and arguments as run(); the
-// arguments must be valid (see validate) with M, N, K >= 1.
+// arguments must be valid (see validate) and plain (GemmArgs::plain()) with M, N, K >= 1.
 Status cublas_tf32(const GemmArgs& args, cudaStream_t stream = nullptr);
 
 // Not a rung: the 3xTF32 method on cuBLAS's TF32 GEMM (split A and B into TF32 big and small
@@ -147,7 +181,8 @@ Status cublas_ozaki_int8(const GemmArgs& args, cudaStream_t stream = nullptr, st
 enum class Packing { kAuto, kAlways, kNever };
 void set_packing(Packing p);
 Packing packing();
-// Whether run() packs for this rung and these arguments, under the current policy and device.
+// Whether run() packs for this rung and these arguments, under the current policy and device (for a
+// general call, its first product as the front door hands it to the rung).
 bool packs(const Rung& rung, const GemmArgs& args);
 
 // The FP32 FFMA lanes of one SM of compute capability major.minor, and the FP32 peak of a device

@@ -169,16 +169,25 @@ float* placeholder_ptr() { return reinterpret_cast<float*>(uintptr_t{256}); }
 void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, float beta) {
   GemmArgs a{s.M, s.N, s.K, alpha, placeholder_ptr(), s.lda, placeholder_ptr(), s.ldb,
              beta, placeholder_ptr(), s.ldc};
+  a.transa = s.transa;
+  a.transb = s.transb;
+  a.batch = s.batch;
+  a.strideA = s.strideA;
+  a.strideB = s.strideB;
+  a.strideC = s.strideC;
+  a.bias = s.bias ? placeholder_ptr() : nullptr;
   std::string detail;
   if (validate(a, &detail) != Status::kOk) throw UsageError(s.str() + ": " + detail);
   // One rotation set and the FP64 reference (value and magnitude) must be countable in bytes too.
-  const long double bytes = 4.0L * ((long double)s.M * s.lda + (long double)s.K * s.ldb + (long double)s.M * s.ldc) +
-                            16.0L * (long double)s.M * s.N;
+  const long double batch = (long double)s.batch;
+  const long double bytes =
+      4.0L * batch * ((long double)s.rowsA() * s.lda + (long double)s.rowsB() * s.ldb + (long double)s.M * s.ldc) +
+      4.0L * s.N + 16.0L * batch * (long double)s.M * s.N;
   if (bytes > (long double)kInt64Max) throw UsageError(s.str() + ": the operands and the FP64 reference need more than 2^63 bytes");
   for (int id : kernels) {
     const Rung* r = find_rung(id);
     std::string why;
-    if (s.M > 0 && s.N > 0 && !r->supports(a, &why))
+    if (s.M > 0 && s.N > 0 && !can_run(*r, a, &why))
       throw UsageError(std::string("kernel ") + r->slug + " cannot run " + s.str() + ": " + why);
   }
 }
@@ -347,9 +356,20 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   for (CLI::Option* other : {size_opt, sizes_opt, shapes_opt, m_opt}) suite_opt->excludes(other);
   app.add_option("--alpha", o.alpha, "alpha (default " + shown(o.alpha) + ")")->check(validator(fp32_problem));
   app.add_option("--beta", o.beta, "beta (default " + shown(o.beta) + ")")->check(validator(fp32_problem));
-  app.add_option("--lda", lda_s, "leading dimension of A (default: K, dense rows)")->check(size);
-  app.add_option("--ldb", ldb_s, "leading dimension of B (default: N, dense rows)")->check(size);
+  app.add_option("--lda", lda_s, "leading dimension of A as stored (default: dense rows, K; M with --layout t*)")
+      ->check(size);
+  app.add_option("--ldb", ldb_s, "leading dimension of B as stored (default: dense rows, N; K with --layout *t)")
+      ->check(size);
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
+  app.add_option("--layout", o.layout,
+                 "op(A) and op(B), A's letter first: n as stored, t transposed (A stored K x M, B N x K): nn, nt, "
+                 "tn, tt (default " + o.layout + ")")
+      ->check(validator(one_of({"nn", "nt", "tn", "tt"})));
+  app.add_option("--batch", o.batch,
+                 "products per call, each with operands of its own, one after the other (default " +
+                     shown(o.batch) + ")")
+      ->check(validator(integer_from(1, kInt64Max)));
+  app.add_flag("--bias", o.bias, "add a bias of N floats to every row of C, after alpha and beta");
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide (default " + input_s + ")")
       ->check(validator(one_of({"uniform", "normal", "small_int", "wide"})));
   app.add_option("--packing", o.packing,
@@ -465,6 +485,10 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
     if (!suite_s.empty()) wanted = read_suite(suite_s);
     if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
     for (Shape s : wanted) {
+      s.transa = o.layout[0] == 't';
+      s.transb = o.layout[1] == 't';
+      s.batch = o.batch;
+      s.bias = o.bias;
       if (!lda_s.empty()) s.lda = to_int(lda_s);
       if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
       if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
@@ -508,11 +532,8 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   std::ostringstream os;
   os << program << " --kernel ";
   for (size_t i = 0; i < o.kernels.size(); ++i) os << (i ? "," : "") << o.kernels[i];
-  const bool default_ld = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) {
-    const Shape d = with_default_ld({s.M, s.N, s.K, 0, 0, 0});
-    return s.lda == d.lda && s.ldb == d.ldb && s.ldc == d.ldc;
-  });
-  if (default_ld) {
+  const bool dense = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) { return default_ld(s); });
+  if (dense) {
     os << " --shapes ";
     for (size_t i = 0; i < o.shapes.size(); ++i)
       os << (i ? "," : "") << o.shapes[i].M << "x" << o.shapes[i].N << "x" << o.shapes[i].K;
@@ -521,6 +542,9 @@ std::string reproduce_command(const Options& o, const std::string& program) {
     os << " --m " << s.M << " --n " << s.N << " --k " << s.K << " --lda " << s.lda << " --ldb "
        << s.ldb << " --ldc " << s.ldc;
   }
+  if (o.layout != "nn") os << " --layout " << o.layout;
+  if (o.batch > 1) os << " --batch " << o.batch;
+  if (o.bias) os << " --bias";
   os << std::setprecision(9) << " --alpha " << o.alpha << " --beta " << o.beta << " --input " << input_kind_name(o.input);
   if (o.input == InputKind::kWide) os << " --wide-exponent " << o.wide_exponent;
   os << " --seed " << o.seed << " --warmup " << o.warmup;

@@ -21,7 +21,10 @@ enum ExitCode : int {
 
 struct Options {
   std::vector<int> kernels;          // rung ids, in the order given (default: every rung)
-  std::vector<Shape> shapes;         // default: 4096^3
+  std::vector<Shape> shapes;         // default: 4096^3; each carries the layout, batch and bias below
+  std::string layout = "nn";         // --layout: op(A)'s letter, then op(B)'s (t: stored transposed)
+  int64_t batch = 1;                 // --batch: products per call
+  bool bias = false;                 // --bias: a bias of N floats added to every row of C
   float alpha = 1.0f, beta = 0.0f;
   InputKind input = InputKind::kUniform;
   int wide_exponent = 20;            // E of --input wide: entries u * 2^e, e in [-E, E]

@@ -50,67 +50,88 @@ __global__ void shape_inputs(float* p, int64_t rows, int64_t cols, int64_t ld, i
 }
 
 // C of a verified run: NaN everywhere (beta == 0: C must not be read) or the pristine copy,
-// with the padding columns set to the sentinel bit pattern.
-__global__ void prepare_c(float* c, const float* c0, int64_t rows, int64_t cols, int64_t ld) {
+// with the padding columns and the rows between products (row % rowsPer >= M; rowsPer: rows from
+// one product to the next) set to the sentinel bit pattern.
+__global__ void prepare_c(float* c, const float* c0, int64_t rows, int64_t cols, int64_t ld, int64_t M,
+                          int64_t rowsPer) {
   const int64_t total = rows * ld;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
-    if (i % ld >= cols) c[i] = __uint_as_float(kPadSentinelBits);
+    if (i % ld >= cols || i / ld % rowsPer >= M) c[i] = __uint_as_float(kPadSentinelBits);
     else c[i] = c0 ? c0[i] : __int_as_float(0x7FFFFFFF);
   }
 }
 
-// FP64 reference on the GPU: 64x64 output tile per block, 4x4 per thread, K in steps of 16.
-// Simple on purpose: it is the oracle, not a rung. Computes ref = alpha*A*B + beta*C and
-// mag = |A|*|B| in one pass.
+// FP64 reference on the GPU: 64x64 output tile per block, 4x4 per thread, K in steps of 16, one
+// product of the batch per grid z (looping past the grid's limit). Simple on purpose: it is the
+// oracle, not a rung. Computes ref = alpha*op(A)*op(B) + beta*C (+ bias) and mag = |op(A)|*|op(B)|
+// in one pass. Element (m, k) of op(A) is A[m * aM + k * aK], element (k, n) of op(B) is
+// B[k * bK + n * bN]; consecutive threads load along the operand's rows as stored.
 constexpr int kRefTile = 64, kRefK = 16, kRefThreadTile = 4;
 constexpr int kRefThreads = (kRefTile / kRefThreadTile) * (kRefTile / kRefThreadTile);
 
-__global__ void __launch_bounds__(kRefThreads)
-reference_kernel(int64_t M, int64_t N, int64_t K, double alpha, double beta, const float* A,
-                 int64_t lda, const float* B, int64_t ldb, const float* C, int64_t ldc,
-                 double* ref, double* mag) {
+struct RefProduct {
+  int64_t M, N, K, batch;
+  double alpha, beta;
+  const float* A;
+  int64_t aM, aK, strideA;
+  const float* B;
+  int64_t bK, bN, strideB;
+  const float* C;
+  int64_t ldc, strideC;
+  const float* bias;
+};
+
+__global__ void __launch_bounds__(kRefThreads) reference_kernel(RefProduct p, double* ref, double* mag) {
   __shared__ double sA[kRefK][kRefTile];  // A tile, transposed: [k][m]
   __shared__ double sB[kRefK][kRefTile];  // B tile: [k][n]
   const int tx = threadIdx.x % (kRefTile / kRefThreadTile);
   const int ty = threadIdx.x / (kRefTile / kRefThreadTile);
   const int64_t m0 = int64_t(blockIdx.y) * kRefTile, n0 = int64_t(blockIdx.x) * kRefTile;
-  double acc[kRefThreadTile][kRefThreadTile] = {}, accAbs[kRefThreadTile][kRefThreadTile] = {};
-  for (int64_t k0 = 0; k0 < K; k0 += kRefK) {
-    for (int i = threadIdx.x; i < kRefK * kRefTile; i += kRefThreads) {
-      const int kk = i % kRefK, mm = i / kRefK;  // A: consecutive threads along k
-      const int64_t gm = m0 + mm, gk = k0 + kk;
-      sA[kk][mm] = (gm < M && gk < K) ? double(A[gm * lda + gk]) : 0.0;
-      const int nn = i % kRefTile, kb = i / kRefTile;  // B: consecutive threads along n
-      const int64_t gn = n0 + nn, gkb = k0 + kb;
-      sB[kb][nn] = (gn < N && gkb < K) ? double(B[gkb * ldb + gn]) : 0.0;
-    }
-    __syncthreads();
+  const int64_t M = p.M, N = p.N, K = p.K;
+  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {  // product z of the batch
+    const float* A = p.A + z * p.strideA;
+    const float* B = p.B + z * p.strideB;
+    double acc[kRefThreadTile][kRefThreadTile] = {}, accAbs[kRefThreadTile][kRefThreadTile] = {};
+    for (int64_t k0 = 0; k0 < K; k0 += kRefK) {
+      for (int i = threadIdx.x; i < kRefK * kRefTile; i += kRefThreads) {
+        const bool alongK = p.aK == 1;  // A's rows as stored run along k (A) or m (A^T)
+        const int kk = alongK ? i % kRefK : i / kRefTile, mm = alongK ? i / kRefK : i % kRefTile;
+        const int64_t gm = m0 + mm, gk = k0 + kk;
+        sA[kk][mm] = (gm < M && gk < K) ? double(A[gm * p.aM + gk * p.aK]) : 0.0;
+        const bool alongN = p.bN == 1;  // B's rows as stored run along n (B) or k (B^T)
+        const int nn = alongN ? i % kRefTile : i / kRefK, kb = alongN ? i / kRefTile : i % kRefK;
+        const int64_t gn = n0 + nn, gkb = k0 + kb;
+        sB[kb][nn] = (gn < N && gkb < K) ? double(B[gkb * p.bK + gn * p.bN]) : 0.0;
+      }
+      __syncthreads();
 #pragma unroll
-    for (int kk = 0; kk < kRefK; ++kk) {
+      for (int kk = 0; kk < kRefK; ++kk) {
 #pragma unroll
-      for (int i = 0; i < kRefThreadTile; ++i) {
-        const double a = sA[kk][ty * kRefThreadTile + i];
+        for (int i = 0; i < kRefThreadTile; ++i) {
+          const double a = sA[kk][ty * kRefThreadTile + i];
 #pragma unroll
-        for (int j = 0; j < kRefThreadTile; ++j) {
-          const double b = sB[kk][tx * kRefThreadTile + j];
-          acc[i][j] = fma(a, b, acc[i][j]);
-          accAbs[i][j] = fma(fabs(a), fabs(b), accAbs[i][j]);
+          for (int j = 0; j < kRefThreadTile; ++j) {
+            const double b = sB[kk][tx * kRefThreadTile + j];
+            acc[i][j] = fma(a, b, acc[i][j]);
+            accAbs[i][j] = fma(fabs(a), fabs(b), accAbs[i][j]);
+          }
         }
       }
+      __syncthreads();
     }
-    __syncthreads();
-  }
 #pragma unroll
-  for (int i = 0; i < kRefThreadTile; ++i) {
-    const int64_t gm = m0 + ty * kRefThreadTile + i;
+    for (int i = 0; i < kRefThreadTile; ++i) {
+      const int64_t gm = m0 + ty * kRefThreadTile + i;
 #pragma unroll
-    for (int j = 0; j < kRefThreadTile; ++j) {
-      const int64_t gn = n0 + tx * kRefThreadTile + j;
-      if (gm < M && gn < N) {
-        const double c = beta == 0.0 ? 0.0 : beta * double(C[gm * ldc + gn]);
-        ref[gm * N + gn] = alpha * acc[i][j] + c;
-        mag[gm * N + gn] = accAbs[i][j];
+      for (int j = 0; j < kRefThreadTile; ++j) {
+        const int64_t gn = n0 + tx * kRefThreadTile + j;
+        if (gm < M && gn < N) {
+          const double c = p.beta == 0.0 ? 0.0 : p.beta * double(p.C[z * p.strideC + gm * p.ldc + gn]);
+          const int64_t at = (z * M + gm) * N + gn;
+          ref[at] = p.alpha * acc[i][j] + c + (p.bias ? double(p.bias[gn]) : 0.0);
+          mag[at] = accAbs[i][j];
+        }
       }
     }
   }
@@ -120,17 +141,45 @@ reference_kernel(int64_t M, int64_t N, int64_t K, double alpha, double beta, con
 
 std::string Shape::str() const {
   std::string s = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-  const Shape d = with_default_ld({M, N, K, 0, 0, 0});
-  if (lda != d.lda || ldb != d.ldb || ldc != d.ldc)
+  if (!default_ld(*this))
     s += " lda=" + std::to_string(lda) + " ldb=" + std::to_string(ldb) + " ldc=" + std::to_string(ldc);
+  if (transa || transb) s += " layout=" + layout_name(*this);
+  if (batch != 1) {
+    s += " batch=" + std::to_string(batch);
+    const Shape d = with_default_ld(*this);
+    Shape dense = d;
+    dense.strideA = dense.strideB = dense.strideC = -1;
+    dense = with_default_ld(dense);
+    if (d.strideA != dense.strideA) s += " strideA=" + std::to_string(d.strideA);
+    if (d.strideB != dense.strideB) s += " strideB=" + std::to_string(d.strideB);
+    if (d.strideC != dense.strideC) s += " strideC=" + std::to_string(d.strideC);
+  }
+  if (bias) s += " bias";
   return s;
 }
 
 Shape with_default_ld(Shape s) {
-  if (s.lda == 0) s.lda = std::max<int64_t>(s.K, 1);
-  if (s.ldb == 0) s.ldb = std::max<int64_t>(s.N, 1);
+  if (s.lda == 0) s.lda = std::max<int64_t>(s.colsA(), 1);
+  if (s.ldb == 0) s.ldb = std::max<int64_t>(s.colsB(), 1);
   if (s.ldc == 0) s.ldc = std::max<int64_t>(s.N, 1);
+  if (s.strideA == -1) s.strideA = s.rowsA() * s.lda;
+  if (s.strideB == -1) s.strideB = s.rowsB() * s.ldb;
+  if (s.strideC == -1) s.strideC = s.M * s.ldc;
   return s;
+}
+
+bool default_ld(const Shape& s) {
+  Shape d = s;
+  d.lda = d.ldb = d.ldc = 0;
+  d = with_default_ld(d);
+  return s.lda == d.lda && s.ldb == d.ldb && s.ldc == d.ldc;
+}
+
+std::string layout_name(const Shape& s) { return std::string(s.transa ? "t" : "n") + (s.transb ? "t" : "n"); }
+
+int64_t batch_rows(int64_t rows, int64_t ld, int64_t stride, int64_t batch) {
+  if (batch <= 1 || stride == 0) return rows;
+  return (batch - 1) * (stride / ld) + rows;
 }
 
 const char* input_kind_name(InputKind k) {
@@ -147,9 +196,12 @@ std::string input_label(InputKind kind, int wide_exponent) {
   return std::string(input_kind_name(kind)) + (kind == InputKind::kWide ? std::to_string(wide_exponent) : "");
 }
 
-int64_t set_bytes(const Shape& s) {
-  return int64_t(sizeof(float)) *
-         int64_t(alloc_count(s.M, s.lda) + alloc_count(s.K, s.ldb) + alloc_count(s.M, s.ldc));
+int64_t set_bytes(const Shape& shape) {
+  const Shape s = with_default_ld(shape);
+  return int64_t(sizeof(float)) * int64_t(alloc_count(batch_rows(s.rowsA(), s.lda, s.strideA, s.batch), s.lda) +
+                                          alloc_count(batch_rows(s.rowsB(), s.ldb, s.strideB, s.batch), s.ldb) +
+                                          alloc_count(batch_rows(s.M, s.ldc, s.strideC, s.batch), s.ldc) +
+                                          (s.bias ? alloc_count(1, std::max<int64_t>(s.N, 1)) : 0));
 }
 
 int rotation_sets(int64_t bytes_per_set, int64_t l2_bytes, int64_t free_bytes) {
@@ -171,6 +223,21 @@ Problem::Problem(const ProblemSpec& spec) : spec_(spec) {
   if (spec_.kind == InputKind::kWide && (spec_.wide_exponent < 0 || spec_.wide_exponent > kMaxWideExponent))
     throw std::invalid_argument("wide_exponent " + std::to_string(spec_.wide_exponent) + " is outside 0.." +
                                 std::to_string(kMaxWideExponent));
+  // Strides the buffers below can lay out: a whole number of rows, no fewer than one operand's
+  // (A and B may also have 0: one operand for every product).
+  auto check_stride = [&](const char* name, int64_t stride, int64_t rows, int64_t ld, bool shared_ok) {
+    if (s.batch <= 1 || (stride == 0 && shared_ok) || (stride >= rows * ld && stride % ld == 0)) return;
+    throw std::invalid_argument(std::string(name) + "=" + std::to_string(stride) + " is not " +
+                                (shared_ok ? "0 or " : "") + "a whole number of rows of the operand, at least one operand");
+  };
+  check_stride("strideA", s.strideA, s.rowsA(), s.lda, true);
+  check_stride("strideB", s.strideB, s.rowsB(), s.ldb, true);
+  check_stride("strideC", s.strideC, s.M, s.ldc, false);
+  if (s.batch < 1) throw std::invalid_argument("batch " + std::to_string(s.batch) + " is below 1");
+  const int64_t rowsA = batch_rows(s.rowsA(), s.lda, s.strideA, s.batch);
+  const int64_t rowsB = batch_rows(s.rowsB(), s.ldb, s.strideB, s.batch);
+  const int64_t rowsC = batch_rows(s.M, s.ldc, s.strideC, s.batch);
+  const int64_t biasLen = std::max<int64_t>(s.N, 1);
   curandGenerator_t gen;
   check_curand(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10), "create");
   struct Guard { curandGenerator_t g; ~Guard() { curandDestroyGenerator(g); } } guard{gen};
@@ -178,7 +245,8 @@ Problem::Problem(const ProblemSpec& spec) : spec_(spec) {
   // first (so a set stays a function of the seed alone), in a buffer as large as any operand.
   DeviceBuffer exponents;
   if (spec_.kind == InputKind::kWide)
-    exponents = DeviceBuffer(std::max({alloc_count(s.M, s.lda), alloc_count(s.K, s.ldb), alloc_count(s.M, s.ldc)}));
+    exponents = DeviceBuffer(std::max({alloc_count(rowsA, s.lda), alloc_count(rowsB, s.ldb), alloc_count(rowsC, s.ldc),
+                                       alloc_count(1, biasLen)}));
   auto fill = [&](DeviceBuffer& buf, int64_t rows, int64_t cols, int64_t ld, uint64_t seed) {
     check_curand(curandSetPseudoRandomGeneratorSeed(gen, seed), "seed");
     if (spec_.kind == InputKind::kNormal)
@@ -194,28 +262,43 @@ Problem::Problem(const ProblemSpec& spec) : spec_(spec) {
   const int sets = std::max(1, spec.sets);
   for (int i = 0; i < sets; ++i) {
     const uint64_t seed = spec_.seed * 1000003ull + uint64_t(i) * 3;
-    a_.emplace_back(alloc_count(s.M, s.lda));
-    b_.emplace_back(alloc_count(s.K, s.ldb));
-    c_.emplace_back(alloc_count(s.M, s.ldc));
-    fill(a_.back(), s.M, s.K, s.lda, seed);
-    fill(b_.back(), s.K, s.N, s.ldb, seed + 1);
-    fill(c_.back(), s.M, s.N, s.ldc, seed + 2);
+    a_.emplace_back(alloc_count(rowsA, s.lda));
+    b_.emplace_back(alloc_count(rowsB, s.ldb));
+    c_.emplace_back(alloc_count(rowsC, s.ldc));
+    fill(a_.back(), rowsA, s.colsA(), s.lda, seed);
+    fill(b_.back(), rowsB, s.colsB(), s.ldb, seed + 1);
+    fill(c_.back(), rowsC, s.N, s.ldc, seed + 2);
+    if (s.bias) {  // seeds apart from every set's A, B and C
+      bias_.emplace_back(alloc_count(1, biasLen));
+      fill(bias_.back(), 1, s.N, biasLen, spec_.seed * 1000003ull + 500009ull + uint64_t(i));
+    }
   }
-  c0_ = DeviceBuffer(alloc_count(s.M, s.ldc));
+  c0_ = DeviceBuffer(alloc_count(rowsC, s.ldc));
   SGEMM_CUDA(cudaMemcpy(c0_.data(), c_[0].data(), c0_.size() * sizeof(float), cudaMemcpyDeviceToDevice));
   SGEMM_CUDA(cudaDeviceSynchronize());
 }
 
 GemmArgs Problem::args(int set) const {
   const Shape& s = spec_.shape;
-  return GemmArgs{s.M, s.N, s.K, spec_.alpha, a_[set].data(), s.lda, b_[set].data(), s.ldb,
-                  spec_.beta, c_[set].data(), s.ldc};
+  GemmArgs a{s.M, s.N, s.K, spec_.alpha, a_[set].data(), s.lda, b_[set].data(), s.ldb,
+             spec_.beta, c_[set].data(), s.ldc};
+  a.transa = s.transa;
+  a.transb = s.transb;
+  a.batch = s.batch;
+  a.strideA = s.strideA;
+  a.strideB = s.strideB;
+  a.strideC = s.strideC;
+  a.bias = s.bias ? bias_[set].data() : nullptr;
+  return a;
 }
 
 void Problem::reset_c(int set) {
   const Shape& s = spec_.shape;
+  const int64_t m = std::max<int64_t>(s.M, 1);  // an empty C still gets its one row reset
+  const int64_t rowsPer = s.batch > 1 ? s.strideC / s.ldc : m;
   prepare_c<<<kFillBlocks, kFillThreads>>>(c_[set].data(), spec_.beta == 0.0f ? nullptr : c0_.data(),
-                                          std::max<int64_t>(s.M, 1), s.N, s.ldc);
+                                          batch_rows(m, s.ldc, s.strideC, s.batch), s.N, s.ldc, m,
+                                          std::max<int64_t>(rowsPer, 1));
   SGEMM_CUDA(cudaGetLastError());
   SGEMM_CUDA(cudaDeviceSynchronize());
 }
@@ -231,22 +314,25 @@ std::vector<float> download(const DeviceBuffer& b) {
 std::vector<float> Problem::host_a() const { return download(a_[0]); }
 std::vector<float> Problem::host_b() const { return download(b_[0]); }
 std::vector<float> Problem::host_c0() const { return download(c0_); }
+std::vector<float> Problem::host_bias() const { return bias_.empty() ? std::vector<float>() : download(bias_[0]); }
 
 const Reference& Problem::reference() {
   if (ref_) return *ref_;
   const Shape& s = spec_.shape;
   auto r = std::make_unique<Reference>();
-  const size_t n = size_t(std::max<int64_t>(s.M * s.N, 1));
+  const size_t n = size_t(std::max<int64_t>(s.batch * s.M * s.N, 1));
   r->d_ref = static_cast<double*>(device_alloc(n * sizeof(double)));
   r->d_mag = static_cast<double*>(device_alloc(n * sizeof(double)));
-  const double flops = 2.0 * double(s.M) * double(s.N) * double(s.K);
+  const double flops = 2.0 * double(s.M) * double(s.N) * double(s.K) * double(s.batch);
   if (flops <= kCpuRefFlops) {
-    const auto A = host_a(), B = host_b(), C = host_c0();
-    reference_cpu(s, spec_.alpha, spec_.beta, A.data(), B.data(), C.data(), &r->ref, &r->mag);
+    const auto A = host_a(), B = host_b(), C = host_c0(), bias = host_bias();
+    reference_cpu(s, spec_.alpha, spec_.beta, A.data(), B.data(), C.data(), s.bias ? bias.data() : nullptr, &r->ref,
+                  &r->mag);
     SGEMM_CUDA(cudaMemcpy(r->d_ref, r->ref.data(), r->ref.size() * sizeof(double), cudaMemcpyHostToDevice));
     SGEMM_CUDA(cudaMemcpy(r->d_mag, r->mag.data(), r->mag.size() * sizeof(double), cudaMemcpyHostToDevice));
   } else {
-    reference_gpu(s, spec_.alpha, spec_.beta, a_[0].data(), b_[0].data(), c0_.data(), r->d_ref, r->d_mag);
+    reference_gpu(s, spec_.alpha, spec_.beta, a_[0].data(), b_[0].data(), c0_.data(),
+                  s.bias ? bias_[0].data() : nullptr, r->d_ref, r->d_mag);
   }
   ref_ = std::move(r);
   return *ref_;
@@ -261,42 +347,61 @@ void Problem::set_element(char operand, int64_t row, int64_t col, float value) {
 }
 
 bool Problem::guards_intact() const {
-  for (const auto* v : {&a_, &b_, &c_})
+  for (const auto* v : {&a_, &b_, &c_, &bias_})
     for (const DeviceBuffer& b : *v)
       if (!b.guards_intact()) return false;
   return c0_.guards_intact();
 }
 
-void reference_cpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
-                   const float* C, std::vector<double>* ref, std::vector<double>* mag) {
-  ref->assign(size_t(std::max<int64_t>(s.M * s.N, 1)), 0.0);
+void reference_cpu(const Shape& shape, float alpha, float beta, const float* A, const float* B,
+                   const float* C, const float* bias, std::vector<double>* ref, std::vector<double>* mag) {
+  const Shape s = with_default_ld(shape);
+  ref->assign(size_t(std::max<int64_t>(s.batch * s.M * s.N, 1)), 0.0);
   mag->assign(ref->size(), 0.0);
+  // Element (m, k) of op(A) at A[m * aM + k * aK], (k, n) of op(B) at B[k * bK + n * bN].
+  const int64_t aM = s.transa ? 1 : s.lda, aK = s.transa ? s.lda : 1;
+  const int64_t bK = s.transb ? 1 : s.ldb, bN = s.transb ? s.ldb : 1;
+  const bool batched = s.batch > 1;
   std::vector<double> acc(size_t(s.N)), accAbs(size_t(s.N));
-  for (int64_t m = 0; m < s.M; ++m) {
-    std::fill(acc.begin(), acc.end(), 0.0);
-    std::fill(accAbs.begin(), accAbs.end(), 0.0);
-    for (int64_t k = 0; k < s.K; ++k) {
-      const double a = A[m * s.lda + k];
-      const float* brow = B + k * s.ldb;
-      for (int64_t n = 0; n < s.N; ++n) {
-        acc[n] += a * double(brow[n]);
-        accAbs[n] += std::fabs(a) * std::fabs(double(brow[n]));
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const float* Ab = s.K > 0 && batched ? A + b * s.strideA : A;
+    const float* Bb = s.K > 0 && batched ? B + b * s.strideB : B;
+    const float* Cb = batched ? C + b * s.strideC : C;
+    for (int64_t m = 0; m < s.M; ++m) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(accAbs.begin(), accAbs.end(), 0.0);
+      for (int64_t k = 0; k < s.K; ++k) {
+        const double a = Ab[m * aM + k * aK];
+        const float* brow = Bb + k * bK;
+        for (int64_t n = 0; n < s.N; ++n) {
+          const double bv = brow[n * bN];
+          acc[n] += a * bv;
+          accAbs[n] += std::fabs(a) * std::fabs(bv);
+        }
       }
-    }
-    for (int64_t n = 0; n < s.N; ++n) {
-      const double c = beta == 0.0f ? 0.0 : double(beta) * double(C[m * s.ldc + n]);
-      (*ref)[m * s.N + n] = double(alpha) * acc[n] + c;
-      (*mag)[m * s.N + n] = accAbs[n];
+      for (int64_t n = 0; n < s.N; ++n) {
+        const double c = beta == 0.0f ? 0.0 : double(beta) * double(Cb[m * s.ldc + n]);
+        const size_t at = size_t((b * s.M + m) * s.N + n);
+        (*ref)[at] = double(alpha) * acc[n] + c + (bias ? double(bias[n]) : 0.0);
+        (*mag)[at] = accAbs[n];
+      }
     }
   }
 }
 
-void reference_gpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
-                   const float* C, double* ref, double* mag) {
+void reference_gpu(const Shape& shape, float alpha, float beta, const float* A, const float* B,
+                   const float* C, const float* bias, double* ref, double* mag) {
+  const Shape s = with_default_ld(shape);
   if (s.M == 0 || s.N == 0) return;
-  const dim3 grid(unsigned(ceil_div64(s.N, kRefTile)), unsigned(ceil_div64(s.M, kRefTile)));
-  reference_kernel<<<grid, kRefThreads>>>(s.M, s.N, s.K, alpha, beta, A, s.lda, B, s.ldb, C,
-                                          s.ldc, ref, mag);
+  const bool batched = s.batch > 1;
+  const RefProduct p{s.M, s.N, s.K, s.batch, alpha, beta,
+                     A, s.transa ? 1 : s.lda, s.transa ? s.lda : 1, batched ? s.strideA : 0,
+                     B, s.transb ? 1 : s.ldb, s.transb ? s.ldb : 1, batched ? s.strideB : 0,
+                     C, s.ldc, batched ? s.strideC : 0, bias};
+  constexpr int64_t kMaxGridZ = 65535;
+  const dim3 grid(unsigned(ceil_div64(s.N, kRefTile)), unsigned(ceil_div64(s.M, kRefTile)),
+                  unsigned(std::min(s.batch, kMaxGridZ)));
+  reference_kernel<<<grid, kRefThreads>>>(p, ref, mag);
   SGEMM_CUDA(cudaGetLastError());
   SGEMM_CUDA(cudaDeviceSynchronize());
 }

@@ -13,16 +13,38 @@
 
 namespace sgemm::harness {
 
+// A product as sgemm_ladder_gemm takes it: C = alpha op(A) op(B) + beta C (+ bias), `batch` times.
+// A is stored K x M when transa (op(A) = A^T), B N x K when transb.
 struct Shape {
   int64_t M = 0, N = 0, K = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0: the row length (dense rows, as a contiguous array has)
   std::string name = {};              // a workload suite's name for the shape ("" otherwise)
-  std::string str() const;            // "4096x4096x4096" (+ " lda=.." when not the default)
+  bool transa = false, transb = false;
+  int64_t batch = 1;
+  // Elements between the products' operands; -1: one operand after the other (rows x ld). A and B
+  // may have 0 (every product reads the same operand); otherwise a whole number of rows.
+  int64_t strideA = -1, strideB = -1, strideC = -1;
+  bool bias = false;                  // N floats added to every row of C
+  // "4096x4096x4096" (+ " lda=.." when not the default, " layout=tn", " batch=3", " bias")
+  std::string str() const;
+  int64_t rowsA() const { return transa ? K : M; }  // A and B as stored
+  int64_t colsA() const { return transa ? M : K; }
+  int64_t rowsB() const { return transb ? N : K; }
+  int64_t colsB() const { return transb ? K : N; }
+  bool plain() const { return !transa && !transb && batch == 1 && !bias; }
 };
 
-// Leading dimensions left at 0 become the row length: dense rows, as a caller's contiguous
-// arrays have (rows then start on 16-byte boundaries only where the length is a multiple of 4).
+// Leading dimensions left at 0 become the row length of the operand as stored: dense rows, as a
+// caller's contiguous arrays have (rows then start on 16-byte boundaries only where the length is
+// a multiple of 4). Strides left at -1 become one operand after the other.
 Shape with_default_ld(Shape s);
+// Whether the leading dimensions are those defaults.
+bool default_ld(const Shape& s);
+// "nn", "nt", "tn", "tt": op(A)'s letter first.
+std::string layout_name(const Shape& s);
+// The number of `rows` x `ld` matrices of a batch laid out `stride` apart (0: one for all) span, in
+// rows of ld: (count - 1) * stride / ld + rows.
+int64_t batch_rows(int64_t rows, int64_t ld, int64_t stride, int64_t batch);
 
 enum class InputKind {
   kSmallInt,  // integers in [-2, 2]: every FP32 product and sum is exact -> exact comparison
@@ -70,11 +92,12 @@ std::string input_label(InputKind kind, int wide_exponent);
 // capped so the rotation fits `free_bytes` and stays below 256 sets.
 int rotation_sets(int64_t bytes_per_set, int64_t l2_bytes, int64_t free_bytes);
 
-// Bytes one set of A, B, C occupies.
+// Bytes one set of A, B, C (and the bias) occupies, every product of the batch.
 int64_t set_bytes(const Shape& s);
 
-// The FP64 reference of one input set: ref = alpha*A*B + beta*C and the magnitude
-// |A|*|B| (without alpha) that the element-wise error bound scales with.
+// The FP64 reference of one input set: ref = alpha*op(A)*op(B) + beta*C (+ bias) and the magnitude
+// |op(A)|*|op(B)| (without alpha) that the element-wise error bound scales with; product b's
+// element (m, n) at (b * M + m) * N + n.
 struct Reference {
   std::vector<double> ref, mag;  // host copies (CPU path) — or empty when on the device
   double* d_ref = nullptr;       // device copies (always present after compute)
@@ -90,8 +113,11 @@ class Problem {
 
   GemmArgs args(int set) const;
   // Before a verified run: C of `set` := pristine C (beta != 0) or all NaN (beta == 0), with the
-  // padding columns (ld > N) holding a sentinel NaN pattern that must survive the run.
+  // padding columns (ld > N) and the rows between products holding a sentinel NaN pattern that
+  // must survive the run.
   void reset_c(int set);
+  // Host copy of set 0's bias (empty without one).
+  std::vector<float> host_bias() const;
   // The FP64 reference for set 0, computed on first use (CPU below kCpuRefFlops, else GPU).
   const Reference& reference();
   // Host copies of set 0's inputs (for CPU-side checks in tests).
@@ -108,17 +134,27 @@ class Problem {
 
  private:
   ProblemSpec spec_;
-  std::vector<DeviceBuffer> a_, b_, c_;
+  std::vector<DeviceBuffer> a_, b_, c_, bias_;
   DeviceBuffer c0_;  // pristine C of set 0
   std::unique_ptr<Reference> ref_;
 };
 
 // FP64 references: the CPU one for small shapes and as the test oracle, the GPU one for large
-// shapes. Both compute ref = alpha*A*B + beta*C and mag = |A|*|B|.
+// shapes. Both compute ref = alpha*op(A)*op(B) + beta*C (+ bias) and mag = |op(A)|*|op(B)| for
+// every product of the shape's batch (Reference's order), the operands as `s` lays them out.
 void reference_cpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
-                   const float* C, std::vector<double>* ref, std::vector<double>* mag);
+                   const float* C, const float* bias, std::vector<double>* ref, std::vector<double>* mag);
 void reference_gpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
-                   const float* C, double* ref, double* mag);
+                   const float* C, const float* bias, double* ref, double* mag);
+// Without a bias.
+inline void reference_cpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
+                          const float* C, std::vector<double>* ref, std::vector<double>* mag) {
+  reference_cpu(s, alpha, beta, A, B, C, nullptr, ref, mag);
+}
+inline void reference_gpu(const Shape& s, float alpha, float beta, const float* A, const float* B,
+                          const float* C, double* ref, double* mag) {
+  reference_gpu(s, alpha, beta, A, B, C, nullptr, ref, mag);
+}
 
 // The sentinel written into C's padding columns; its bits must be unchanged after a run.
 constexpr uint32_t kPadSentinelBits = 0x7FC0FEEDu;

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "stats.hpp"
 
@@ -14,7 +16,8 @@ namespace sgemm::harness {
 
 namespace {
 
-enum class When { kAlways, kWhenSet };  // kWhenSet: written only when the value is >= 0
+// kWhenSet: written only when the value is >= 0; kAboveOne: only above 1; kWhenTrue: only when not 0.
+enum class When { kAlways, kWhenSet, kAboveOne, kWhenTrue };
 
 // Calls f(name, member, when) for every counter of a row: the one list behind set_counters,
 // counters_of and counter_names.
@@ -48,6 +51,8 @@ void for_each_counter(Counters& c, F&& f) {
   f("remeasured", c.remeasured, When::kAlways);
   f("fp32_accurate", c.fp32_accurate, When::kAlways);
   f("packed", c.packed, When::kAlways);
+  f("batch", c.batch, When::kAboveOne);
+  f("bias", c.bias, When::kWhenTrue);
   f("pct_cublas_tf32", c.pct_cublas_tf32, When::kWhenSet);
   f("cublas_tf32_rel_err", c.cublas_tf32_rel_err, When::kWhenSet);
   f("pct_cublas_3xtf32", c.pct_cublas_3xtf32, When::kWhenSet);
@@ -59,6 +64,38 @@ void for_each_counter(Counters& c, F&& f) {
 std::string shape_text(const RowCounters& c) {
   return std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K);
 }
+
+// Google Benchmark's JSON rows with kLayoutField added: its counters are numbers, so the field
+// goes in after each row's "name" line, in the text the base reporter writes.
+class LayoutJsonReporter : public benchmark::JSONReporter {
+ public:
+  explicit LayoutJsonReporter(std::map<std::string, std::string> layouts) : layouts_(std::move(layouts)) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::ostream& out = GetOutputStream();
+    std::ostringstream text;
+    SetOutputStream(&text);
+    benchmark::JSONReporter::ReportRuns(runs);
+    SetOutputStream(&out);
+    std::string s = text.str();
+    size_t from = 0;
+    for (const Run& run : runs) {  // one object per run, in order, each opened by its "name" line
+      const size_t name = s.find("\"name\": ", from);
+      if (name == std::string::npos) break;
+      const size_t eol = s.find('\n', name);
+      if (eol == std::string::npos) break;
+      const size_t indent = name - s.rfind('\n', name) - 1;
+      const auto it = layouts_.find(run.run_name.function_name);
+      const std::string line = std::string(indent, ' ') + "\"" + kLayoutField + "\": \"" +
+                               (it == layouts_.end() ? "nn" : it->second) + "\",\n";
+      s.insert(eol + 1, line);
+      from = eol + 1 + line.size();
+    }
+    out << s;
+  }
+
+ private:
+  std::map<std::string, std::string> layouts_;
+};
 
 std::string clock_text(const RowCounters& c) {
   if (c.sm_clock_min_mhz <= 0) return "?";
@@ -77,7 +114,9 @@ std::string sci(double v) {
 void set_counters(benchmark::State& state, const RowCounters& c) {
   for_each_counter(c, [&](const char* name, const auto& value, When when) {
     const double v = double(value);
-    if (!std::isfinite(v) || (when == When::kWhenSet && v < 0)) return;
+    if (!std::isfinite(v) || (when == When::kWhenSet && v < 0) || (when == When::kAboveOne && v <= 1) ||
+        (when == When::kWhenTrue && v == 0))
+      return;
     state.counters[name] = v;
   });
 }
@@ -136,6 +175,8 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
     if (c.remeasured > 0) os << " in all " << c.remeasured + 1 << " measurements";
   }
   if (c.packed) os << "  packed (unaligned operands copied to aligned rows)";
+  if (c.batch > 1) os << "  batch of " << c.batch << " (GFLOP/s over all)";
+  if (c.bias) os << "  with bias";
   if (!c.fp32_accurate) {
     os << "  NOT FP32-accurate";
     if (c.pct_cublas_tf32 >= 0) os << "; " << std::setprecision(1) << c.pct_cublas_tf32 << "% of cuBLAS TF32";
@@ -272,10 +313,11 @@ void SweepReporter::forward(std::vector<Run> runs) {
 std::unique_ptr<SweepReporter> make_reporter(const std::string& format, bool counters_tabular,
                                              const std::string& table_header,
                                              const std::map<std::string, std::string>* errors,
-                                             const std::map<std::string, int>& passes) {
+                                             const std::map<std::string, int>& passes,
+                                             const std::map<std::string, std::string>& layouts) {
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
   if (format == "json") {
-    inner = std::make_unique<benchmark::JSONReporter>();
+    inner = std::make_unique<LayoutJsonReporter>(layouts);
   } else if (format == "csv") {
     BENCHMARK_DISABLE_DEPRECATED_WARNING  // Google Benchmark 1.8 plans to drop CSV; 1.7 and 1.8 have it
     inner = std::make_unique<benchmark::CSVReporter>();

@@ -23,7 +23,7 @@ struct RowCounters {
   int rung = 0;
   int64_t M = 0, N = 0, K = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda, ldb, ldc: the leading dimensions the row ran with
-  double gflops = 0;         // GFLOPS: 2*M*N*K / ms
+  double gflops = 0;         // GFLOPS: 2*M*N*K*batch / ms
   double pct_cublas = 0;     // pct_cublas: median over rounds of 100 x cuBLAS's median time / the rung's
   double pct_cublas_lo = 0;  // pct_cublas_lo, _hi: 95% interval of that median (order statistics over rounds)
   double pct_cublas_hi = 0;
@@ -44,6 +44,8 @@ struct RowCounters {
   int remeasured = 0;        // remeasured: times the row was measured again because its clock fell
   bool fp32_accurate = true; // fp32_accurate: the rung's Precision says so
   bool packed = false;       // packed: the front door copied unaligned operands to aligned rows (--packing)
+  int64_t batch = 1;         // batch: products per launch (sgemm_bench --batch); written only when above 1
+  bool bias = false;         // bias: a bias added to every row of C (--bias); written only when set
   // Rows of rungs that are not FP32-accurate are also compared with cuBLAS's own TF32 GEMM
   // (CUBLAS_COMPUTE_32F_FAST_TF32), interleaved on the same inputs; -1 elsewhere (no counter written).
   double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
@@ -71,6 +73,10 @@ RowCounters counters_of(const benchmark::BenchmarkReporter::Run& run);
 
 // Every counter name a row can carry.
 std::vector<std::string> counter_names();
+
+// The one row field that is text, not a number: the layout ("nn", "nt", "tn", "tt"; op(A)'s letter
+// first). JSON rows carry it as "layout", every row; other formats name it in the row's name.
+inline constexpr const char* kLayoutField = "layout";
 
 // Registers a row: one iteration whose time is the row's own median (report_row), in ms.
 void register_row(const std::string& name, std::function<void(benchmark::State&)> fn);
@@ -130,10 +136,12 @@ class SweepReporter : public benchmark::BenchmarkReporter {
 };
 
 // The reporter for one output in `format` (console: the table, or Google Benchmark's own console
-// table with every counter when `counters_tabular`; json; csv), wrapped in a SweepReporter.
+// table with every counter when `counters_tabular`; json; csv), wrapped in a SweepReporter. JSON
+// rows get kLayoutField from `layouts` (row name -> layout; "nn" for a row it does not list).
 std::unique_ptr<SweepReporter> make_reporter(const std::string& format, bool counters_tabular,
                                              const std::string& table_header,
                                              const std::map<std::string, std::string>* errors,
-                                             const std::map<std::string, int>& passes);
+                                             const std::map<std::string, int>& passes,
+                                             const std::map<std::string, std::string>& layouts = {});
 
 }  // namespace sgemm::harness

@@ -13,14 +13,23 @@ std::vector<int> timed_kernels(const Options& o) {
   return ids;
 }
 
+namespace {
+// What a row name adds for a call that is not plain: "/tn", "/batch3", "/bias".
+std::string general_suffix(const Shape& s) {
+  std::string n;
+  if (s.transa || s.transb) n += "/" + layout_name(s);
+  if (s.batch > 1) n += "/batch" + std::to_string(s.batch);
+  if (s.bias) n += "/bias";
+  return n;
+}
+}  // namespace
+
 std::string timing_row_name(const Rung& r, const Shape& s) {
-  if (!s.name.empty()) return std::string("rung") + r.slug + "/" + s.name;  // a suite's shape, by its name
+  if (!s.name.empty()) return std::string("rung") + r.slug + "/" + s.name + general_suffix(s);  // a suite's shape
   std::string n = std::string("rung") + r.slug + "/" + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" +
                   std::to_string(s.K);
-  const Shape d = with_default_ld({s.M, s.N, s.K, 0, 0, 0});
-  if (s.lda != d.lda || s.ldb != d.ldb || s.ldc != d.ldc)
-    n += "/ld" + std::to_string(s.lda) + "_" + std::to_string(s.ldb) + "_" + std::to_string(s.ldc);
-  return n;
+  if (!default_ld(s)) n += "/ld" + std::to_string(s.lda) + "_" + std::to_string(s.ldb) + "_" + std::to_string(s.ldc);
+  return n + general_suffix(s);
 }
 
 std::string accuracy_row_name(const Rung& r, InputKind kind, int wide_exponent, int64_t mn, int64_t K) {
@@ -79,6 +88,12 @@ std::map<std::string, int> passes_per_row(const Options& o) {
   return passes;
 }
 
+std::map<std::string, std::string> layouts_per_row(const Options& o) {
+  std::map<std::string, std::string> layouts;
+  for (const RowPlan& row : plan_rows(o)) layouts[row.name] = layout_name(row.shape);
+  return layouts;
+}
+
 size_t run_rows(const Options& o, const std::string& table_header, const std::map<std::string, std::string>* errors,
                 std::ostream& out) {
   // Google Benchmark's own flags: the row filter and the results file (written by our reporter);
@@ -90,9 +105,11 @@ size_t run_rows(const Options& o, const std::string& table_header, const std::ma
   int argc = int(argv.size());
   benchmark::Initialize(&argc, argv.data());
   const auto passes = passes_per_row(o);
-  const auto display = make_reporter(o.format, o.counters_tabular, table_header, errors, passes);
+  const auto layouts = layouts_per_row(o);
+  const auto display = make_reporter(o.format, o.counters_tabular, table_header, errors, passes, layouts);
   display->SetOutputStream(&out);
-  const auto file = o.out_path.empty() ? nullptr : make_reporter(o.out_format, false, table_header, errors, passes);
+  const auto file =
+      o.out_path.empty() ? nullptr : make_reporter(o.out_format, false, table_header, errors, passes, layouts);
   return benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
 }
 

@@ -17,7 +17,7 @@ namespace sgemm::harness {
 std::vector<int> timed_kernels(const Options& o);
 
 // "rung07_bank_conflict_free/4096x4096x4096" (+ "/ld<lda>_<ldb>_<ldc>" for leading dimensions
-// that are not the default).
+// that are not the default, "/tn" for a layout other than nn, "/batch<N>" for a batch, "/bias").
 std::string timing_row_name(const Rung& rung, const Shape& shape);
 // "accuracy/07_bank_conflict_free/normal/1024x1024x4096"; the wide distribution carries its
 // exponent range: "accuracy/07_bank_conflict_free/wide20/1024x1024x4096" (input_label).
@@ -39,6 +39,8 @@ std::vector<RowPlan> plan_rows(const Options& o);
 
 // How many times each row runs (its passes), by row name: what SweepReporter numbers and summarizes.
 std::map<std::string, int> passes_per_row(const Options& o);
+// The layout of each row ("nn", "tn", ...), by row name: what JSON rows carry as kLayoutField.
+std::map<std::string, std::string> layouts_per_row(const Options& o);
 
 // Runs the registered rows with Google Benchmark: those o.filter selects, stdout in o.format
 // (written to `out`) and, with o.out_path, the results file in o.out_format; passes numbered and

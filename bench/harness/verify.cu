@@ -18,10 +18,11 @@ bool exact_tier(const ProblemSpec& spec) {
 
 double gamma_n(double n, double u) { return n * u / (1.0 - n * u); }
 
-Tolerance tolerance(const Precision& p, int64_t K, bool exact) {
+Tolerance tolerance(const Precision& p, int64_t K, bool exact, bool bias) {
   if (exact) return {0.0, 0.0, 0.0};
-  return {gamma_n(double(K) + 2.0, p.u_acc) + p.e_prod, gamma_n(2.0, p.u_acc), kFp32SubnormalStep,
-          p.scaled ? p.scaled(K) : 0.0};
+  const double extra = bias ? 1.0 : 0.0;  // the bias's addition: one more rounding
+  return {gamma_n(double(K) + 2.0 + extra, p.u_acc) + p.e_prod, gamma_n(2.0 + extra, p.u_acc), kFp32SubnormalStep,
+          p.scaled ? p.scaled(K) : 0.0, bias ? gamma_n(2.0, p.u_acc) : 0.0};
 }
 
 namespace {
@@ -78,22 +79,31 @@ struct Norms {
   const double *a_max = nullptr, *a_sum = nullptr, *b_max = nullptr, *b_sum = nullptr;
 };
 
-__global__ void compare_kernel(const float* C, const float* C0, const double* ref, const double* mag,
-                               int64_t M, int64_t N, int64_t ldc, double abs_alpha, double abs_beta,
-                               double f_ab, double f_c, double under, double f_scaled, Norms norms,
-                               bool inf_exact, Totals* out) {
+// C as a whole: `rows` rows of ldc, product b's row m at row b * rowsPer + m (rows past M within a
+// product, and columns past N, are padding that must keep its sentinel). Element (b, m, n) of
+// ref, mag and the norms' products at (b * M + m) * N + n, b * M + m, b * N + n.
+struct CShape {
+  int64_t M, N, ldc, rows, rowsPer;
+};
+
+__global__ void compare_kernel(const float* C, const float* C0, const double* ref, const double* mag, CShape cs,
+                               double abs_alpha, double abs_beta, double f_ab, double f_c, double under,
+                               double f_scaled, Norms norms, double f_bias, const float* bias, bool inf_exact,
+                               Totals* out) {
   __shared__ double scratch[kThreads / 32];
   double d2 = 0, r2 = 0, max_abs = 0, worst = 0;
   unsigned long long fails = 0, pad = 0, first = ~0ull, nonfinite = 0;
-  const int64_t total = M * ldc;
+  const int64_t M = cs.M, N = cs.N, ldc = cs.ldc;
+  const int64_t total = cs.rows * ldc;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t row = i / ldc, col = i % ldc;
+    const int64_t b = i / ldc / cs.rowsPer, m = i / ldc % cs.rowsPer, col = i % ldc;
     const float c = C[i];
-    if (col >= N) {
+    if (col >= N || m >= M) {
       pad += __float_as_uint(c) != kPadSentinelBits;
       continue;
     }
+    const int64_t row = b * M + m;  // in ref, mag and the row norms
     const double r = ref[row * N + col];
     bool good;
     if (isnan(r)) {
@@ -103,9 +113,12 @@ __global__ void compare_kernel(const float* C, const float* C0, const double* re
     } else {
       double tol = f_ab * abs_alpha * mag[row * N + col] +
                    (abs_beta == 0.0 ? 0.0 : f_c * abs_beta * fabs(double(C0[i]))) + under;
-      if (f_scaled > 0)
+      if (bias) tol += f_bias * fabs(double(bias[col]));
+      if (f_scaled > 0) {
+        const int64_t bcol = b * N + col;
         tol += f_scaled * abs_alpha *
-               (2 * norms.a_max[row] * norms.b_sum[col] + norms.a_sum[row] * norms.b_max[col]);
+               (2 * norms.a_max[row] * norms.b_sum[bcol] + norms.a_sum[row] * norms.b_max[bcol]);
+      }
       const double err = fabs(double(c) - r);
       good = err <= tol;  // false for a NaN or Inf c
       if (isfinite(err)) {
@@ -146,8 +159,9 @@ std::string VerifyResult::summary() const {
   os << (ok ? "verified" : "FAILED") << (exact ? " (exact tier)" : " (bound tier)") << ": rel_err=" << rel_err << " max_abs_err=" << max_abs_err
      << " worst_err/bound=" << worst_ratio;
   if (failures)
-    os << "; " << failures << " elements outside the bound, first C[" << first_bad_row << "]["
-       << first_bad_col << "]=" << first_bad_value << " expected " << first_bad_ref;
+    os << "; " << failures << " elements outside the bound, first C"
+       << (first_bad_batch > 0 ? " of product " + std::to_string(first_bad_batch) + " " : "") << "["
+       << first_bad_row << "][" << first_bad_col << "]=" << first_bad_value << " expected " << first_bad_ref;
   if (padding_clobbered) os << "; " << padding_clobbered << " padding elements (ld > N) overwritten";
   if (!guards_ok) os << "; a write landed outside an operand (guard region changed)";
   return os.str();
@@ -157,26 +171,38 @@ VerifyResult verify(Problem& problem, const Precision& precision) {
   const Shape& s = problem.spec().shape;
   const bool exact = exact_tier(problem.spec());
   const Reference& ref = problem.reference();
-  const Tolerance tol = tolerance(precision, s.K, exact);
+  const Tolerance tol = tolerance(precision, s.K, exact, s.bias);
   Totals* d_out = static_cast<Totals*>(device_alloc(sizeof(Totals)));
   Totals h{};
   h.first_bad = ~0ull;
   SGEMM_CUDA(cudaMemcpy(d_out, &h, sizeof(h), cudaMemcpyHostToDevice));
   const GemmArgs a = problem.args(0);
+  const bool batched = s.batch > 1;
   Norms norms;
   double* d_norms = nullptr;
   if (tol.f_scaled > 0 && s.M > 0 && s.N > 0) {
-    d_norms = static_cast<double*>(device_alloc(size_t(2 * (s.M + s.N)) * sizeof(double)));
-    norms = {d_norms, d_norms + s.M, d_norms + 2 * s.M, d_norms + 2 * s.M + s.N};
-    row_norms<<<kBlocks, kThreads>>>(s.M, s.K, a.A, s.lda, 1, d_norms, d_norms + s.M);
-    row_norms<<<kBlocks, kThreads>>>(s.N, s.K, a.B, 1, s.ldb, d_norms + 2 * s.M, d_norms + 2 * s.M + s.N);
+    // Per product: max and sum of |op(A)| along each row, of |op(B)| along each column.
+    const int64_t rowsAll = s.batch * s.M, colsAll = s.batch * s.N;
+    d_norms = static_cast<double*>(device_alloc(size_t(2 * (rowsAll + colsAll)) * sizeof(double)));
+    norms = {d_norms, d_norms + rowsAll, d_norms + 2 * rowsAll, d_norms + 2 * rowsAll + colsAll};
+    for (int64_t b = 0; b < s.batch; ++b) {
+      const float* A = a.A + (batched ? b * s.strideA : 0);
+      const float* B = a.B + (batched ? b * s.strideB : 0);
+      double* n = d_norms;
+      row_norms<<<kBlocks, kThreads>>>(s.M, s.K, A, s.transa ? 1 : s.lda, s.transa ? s.lda : 1, n + b * s.M,
+                                       n + rowsAll + b * s.M);
+      row_norms<<<kBlocks, kThreads>>>(s.N, s.K, B, s.transb ? s.ldb : 1, s.transb ? 1 : s.ldb,
+                                       n + 2 * rowsAll + b * s.N, n + 2 * rowsAll + colsAll + b * s.N);
+    }
   }
+  const int64_t rowsPer = batched ? s.strideC / s.ldc : s.M;
+  const CShape cs{s.M, s.N, s.ldc, batch_rows(s.M, s.ldc, s.strideC, s.batch), std::max<int64_t>(rowsPer, 1)};
   if (s.M > 0 && s.N > 0)
-    compare_kernel<<<kBlocks, kThreads>>>(a.C, problem.pristine_c(), ref.d_ref, ref.d_mag, s.M, s.N,
-                                          s.ldc, std::fabs(double(a.alpha)), std::fabs(double(a.beta)),
-                                          tol.f_ab, tol.f_c,
-                                          tol.f_under * (double(s.K) * std::fabs(double(a.alpha)) + 2.0),
-                                          d_norms ? tol.f_scaled : 0.0, norms, precision.inf_exact, d_out);
+    compare_kernel<<<kBlocks, kThreads>>>(a.C, problem.pristine_c(), ref.d_ref, ref.d_mag, cs,
+                                          std::fabs(double(a.alpha)), std::fabs(double(a.beta)), tol.f_ab, tol.f_c,
+                                          tol.f_under * (double(s.K) * std::fabs(double(a.alpha)) + (s.bias ? 3.0 : 2.0)),
+                                          d_norms ? tol.f_scaled : 0.0, norms, tol.f_bias, a.bias, precision.inf_exact,
+                                          d_out);
   SGEMM_CUDA(cudaGetLastError());
   SGEMM_CUDA(cudaMemcpy(&h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
   cudaFree(d_out);
@@ -195,11 +221,14 @@ VerifyResult verify(Problem& problem, const Precision& precision) {
   // infinite: left out of the sums, it would make a failed result look accurate.
   r.rel_err = h.nonfinite ? INFINITY : h.sum_r2 > 0 ? std::sqrt(h.sum_d2 / h.sum_r2) : std::sqrt(h.sum_d2);
   if (h.failures) {
-    r.first_bad_row = int64_t(h.first_bad / uint64_t(s.N));
+    const uint64_t perProduct = uint64_t(s.M) * uint64_t(s.N);
+    r.first_bad_batch = int64_t(h.first_bad / perProduct);
+    r.first_bad_row = int64_t(h.first_bad % perProduct / uint64_t(s.N));
     r.first_bad_col = int64_t(h.first_bad % uint64_t(s.N));
     float c;
-    SGEMM_CUDA(cudaMemcpy(&c, a.C + r.first_bad_row * s.ldc + r.first_bad_col, sizeof c,
-                          cudaMemcpyDeviceToHost));
+    SGEMM_CUDA(cudaMemcpy(&c, a.C + (batched ? r.first_bad_batch * s.strideC : 0) + r.first_bad_row * s.ldc +
+                                  r.first_bad_col,
+                          sizeof c, cudaMemcpyDeviceToHost));
     SGEMM_CUDA(cudaMemcpy(&r.first_bad_ref, ref.d_ref + h.first_bad, sizeof(double),
                           cudaMemcpyDeviceToHost));
     r.first_bad_value = c;

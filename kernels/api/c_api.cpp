@@ -22,8 +22,43 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_run(int kernel_id, int64_t M, int64_t N, in
   return static_cast<int>(s);
 }
 
+namespace {
+
+// 'N'/'n' and 'T'/'t' as GemmArgs has them; false for any other flag, with the one-line reason.
+bool trans_flag(const char* name, char flag, bool* trans) {
+  if (flag == 'N' || flag == 'n' || flag == 'T' || flag == 't') {
+    *trans = flag == 'T' || flag == 't';
+    return true;
+  }
+  const unsigned char code = static_cast<unsigned char>(flag);
+  const std::string shown = code >= 0x20 && code < 0x7f ? "'" + std::string(1, flag) + "'"
+                                                        : "character code " + std::to_string(int(code));
+  g_last_error = std::string(name) + "=" + shown + " is not one of 'N', 'n', 'T', 't'";
+  return false;
+}
+
+}  // namespace
+
+SGEMM_LADDER_EXPORT int sgemm_ladder_gemm(int kernel_id, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                                          float alpha, const float* A, int64_t lda, int64_t strideA, const float* B,
+                                          int64_t ldb, int64_t strideB, float beta, float* C, int64_t ldc,
+                                          int64_t strideC, const float* bias, int64_t batch, void* stream) {
+  sgemm::GemmArgs a{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+  if (!trans_flag("transa", transa, &a.transa) || !trans_flag("transb", transb, &a.transb))
+    return SGEMM_LADDER_ERR_INVALID_TRANS;
+  a.batch = batch;
+  a.strideA = strideA;
+  a.strideB = strideB;
+  a.strideC = strideC;
+  a.bias = bias;
+  std::string detail;
+  const sgemm::Status s = sgemm::run(kernel_id, a, static_cast<cudaStream_t>(stream), &detail);
+  g_last_error = (s == sgemm::Status::kOk) ? std::string() : detail;
+  return static_cast<int>(s);
+}
+
 SGEMM_LADDER_EXPORT const char* sgemm_ladder_status_string(int status) {
-  if (status < SGEMM_LADDER_OK || status > SGEMM_LADDER_ERR_DEVICE_LIMIT) return "unknown status";
+  if (status < SGEMM_LADDER_OK || status > SGEMM_LADDER_ERR_INVALID_BATCH) return "unknown status";
   return sgemm::status_string(static_cast<sgemm::Status>(status));
 }
 
@@ -55,6 +90,6 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder
   if (!out) return SGEMM_LADDER_ERR_NULL_POINTER;
   *out = {r->id,     r->slug,   sgemm::track_name(r->track), r->builds_on, r->title, r->lesson,
           r->precision.fp32_accurate ? 1 : 0, r->source, r->arch, r->kernel, tiles.at(r->id).c_str(),
-          r->capstone ? 1 : 0};
+          r->capstone ? 1 : 0, int(r->takes)};
   return SGEMM_LADDER_OK;
 }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "api/general.hpp"
 #include "common/common.cuh"
 #include "common/launch.hpp"
 
@@ -166,7 +167,10 @@ Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stre
                              : repack_launch<false, false>(first, second, stream));
 }
 
-bool packs(const Rung& rung, const GemmArgs& a) {
+bool packs(const Rung& rung, const GemmArgs& args) {
+  // A general call: what the rung's first launch gets. The copies are of one product in NN.
+  const GemmArgs a = args.plain() ? args : first_launch(rung, args);
+  if (a.transa || a.transb || a.batch > 1) return false;
   if (!rung.packs_unaligned || a.M == 0 || a.N == 0 || a.K == 0 || a.alpha == 0.0f) return false;
   const Packing policy = packing();
   if (policy == Packing::kNever) return false;

@@ -73,6 +73,17 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--clock-threshold", "101"}, "--clock-threshold"},
         {{"--warmup", "-1"}, "--warmup"},
         {{"--inject-fault", "typo"}, "--inject-fault"},
+        // Layouts, batches and the bias.
+        {{"--layout", "nx"}, "--layout: 'nx' is not one of nn, nt, tn, tt"},
+        {{"--layout", "NN"}, "--layout: 'NN' is not one of nn, nt, tn, tt"},
+        {{"--layout", ""}, "--layout: '' is not one of"},
+        {{"--batch", "0"}, "--batch: 0 is below 1"},
+        {{"--batch", "-2"}, "--batch: -2 is below 1"},
+        {{"--batch", "two"}, "--batch: 'two' is not a number"},
+        {{"--bias=maybe"}, "--bias"},
+        {{"--layout", "tn", "--size", "100", "--lda", "50"}, "lda=50 is smaller than max(1, M=100) for transa='T'"},
+        {{"--layout", "nt", "--size", "100", "--ldb", "99"}, "ldb=99 is smaller than max(1, K=100) for transb='T'"},
+        {{"--batch", "1000000000", "--size", "100000"}, "A's batch span"},
         // The wide distribution: E in 0..126, only with --input wide; the sweep's list likewise.
         {{"--input", "wide", "--wide-exponent", "127"}, "--wide-exponent: 127 is above 126"},
         {{"--input", "wide", "--wide-exponent", "-1"}, "--wide-exponent: -1 is negative"},

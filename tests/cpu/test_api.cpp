@@ -161,7 +161,7 @@ TEST(Supports, EveryRefusalSaysWhy) {
 
 TEST(CAbi, StatusStringsAreDistinct) {
   std::set<std::string> seen;
-  for (int s = SGEMM_LADDER_OK; s <= SGEMM_LADDER_ERR_DEVICE_LIMIT; ++s) {
+  for (int s = SGEMM_LADDER_OK; s <= SGEMM_LADDER_ERR_INVALID_BATCH; ++s) {
     const std::string text = sgemm_ladder_status_string(s);
     EXPECT_TRUE(seen.insert(text).second) << text;
     EXPECT_EQ(text.find('\n'), std::string::npos);

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "bad_inputs.hpp"
 #include "harness/cli.hpp"
+#include "harness/rows.hpp"
 #include "sgemm_ladder.hpp"
 
 using namespace sgemm::harness;
@@ -266,4 +268,61 @@ TEST(Cli, AccuracySweepExponentRanges) {
   EXPECT_NE(cmd.find("--accuracy-sweep --accuracy-ks 32,64 --accuracy-mn 48 --accuracy-exponents 10,50"),
             std::string::npos)
       << cmd;
+}
+
+// --layout, --batch and --bias: every shape of the run carries them, in its row names, its
+// leading dimensions' defaults and the command that reproduces it.
+TEST(Cli, LayoutBatchAndBias) {
+  ParseResult r = parse({});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.layout, "nn");
+  EXPECT_EQ(r.options.batch, 1);
+  EXPECT_FALSE(r.options.bias);
+  EXPECT_TRUE(r.options.shapes.at(0).plain());
+  r = parse({"--kernel", "7", "--shapes", "37x45x29,130x1x67", "--layout", "tn", "--batch", "3", "--bias"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.layout, "tn");
+  EXPECT_EQ(r.options.batch, 3);
+  EXPECT_TRUE(r.options.bias);
+  ASSERT_EQ(r.options.shapes.size(), 2u);
+  for (const Shape& s : r.options.shapes) {
+    EXPECT_TRUE(s.transa);
+    EXPECT_FALSE(s.transb);
+    EXPECT_EQ(s.batch, 3);
+    EXPECT_TRUE(s.bias);
+    EXPECT_EQ(s.lda, s.M) << "A stored K x M: dense rows are M long";
+    EXPECT_EQ(s.ldb, s.N);
+    EXPECT_EQ(s.strideA, s.K * s.M) << "products one after the other";
+    EXPECT_EQ(s.strideC, s.M * s.N);
+    EXPECT_EQ(layout_name(s), "tn");
+  }
+  for (const char* layout : {"nn", "nt", "tn", "tt"}) {
+    const ParseResult l = parse({"--layout", layout, "--size", "64"});
+    ASSERT_EQ(l.exit_code, -1) << l.output;
+    EXPECT_EQ(layout_name(l.options.shapes.at(0)), layout);
+  }
+  // Row names: the layout (other than nn), the batch (above 1) and the bias.
+  const ParseResult rows = parse({"--kernel", "7", "--size", "64", "--layout", "nt", "--batch", "2", "--bias",
+                                  "--benchmark_list_tests", "--benchmark_filter=rung07"});
+  ASSERT_EQ(rows.exit_code, kExitOk) << rows.output;
+  EXPECT_EQ(rows.output, "rung07_bank_conflict_free/64x64x64/nt/batch2/bias/iterations:1/manual_time");
+  const std::map<std::string, std::string> layouts = layouts_per_row(r.options);
+  EXPECT_EQ(layouts.at("rung07_bank_conflict_free/37x45x29/tn/batch3/bias"), "tn");
+  // The reproduce command names all three, and parses back to the same shapes.
+  const std::string cmd = reproduce_command(r.options, "sgemm_bench");
+  EXPECT_NE(cmd.find(" --layout tn --batch 3 --bias"), std::string::npos) << cmd;
+  std::vector<std::string> args;
+  std::istringstream words(cmd.substr(cmd.find(' ') + 1));
+  for (std::string w; words >> w;) args.push_back(w);
+  const ParseResult again = parse(args);
+  ASSERT_EQ(again.exit_code, -1) << again.output;
+  ASSERT_EQ(again.options.shapes.size(), 2u);
+  EXPECT_EQ(again.options.shapes[0].str(), r.options.shapes[0].str());
+  EXPECT_EQ(again.options.shapes[0].str(), "37x45x29 layout=tn batch=3 bias");
+  EXPECT_EQ(reproduce_command(parse({}).options, "sgemm_bench").find("--layout"), std::string::npos);
+  // --help shows the defaults the options start with.
+  const ParseResult help = parse({"--help"});
+  EXPECT_NE(help.output.find("nn, nt, tn, tt (default nn)"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("(default 1)"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--bias"), std::string::npos) << help.output;
 }

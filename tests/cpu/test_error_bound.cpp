@@ -81,3 +81,13 @@ TEST(ErrorBound, ExactTierOnlyWhereFp32IsExact) {
   spec.shape.K = 64, spec.kind = InputKind::kUniform;
   EXPECT_FALSE(exact_tier(spec));
 }
+
+TEST(ErrorBound, ABiasIsOneMoreRounding) {
+  const sgemm::Precision fp32{"fp32", std::ldexp(1.0, -24), 0.0, true, true};
+  const Tolerance plain = tolerance(fp32, 100, false), bias = tolerance(fp32, 100, false, true);
+  EXPECT_EQ(plain.f_bias, 0.0);
+  EXPECT_DOUBLE_EQ(bias.f_ab, gamma_n(103, fp32.u_acc));
+  EXPECT_DOUBLE_EQ(bias.f_c, gamma_n(3, fp32.u_acc));
+  EXPECT_DOUBLE_EQ(bias.f_bias, gamma_n(2, fp32.u_acc));
+  EXPECT_EQ(tolerance(fp32, 100, true, true).f_bias, 0.0) << "the exact tier stays exact";
+}

@@ -131,3 +131,53 @@ TEST(Reference, WideMagnitudesStayExact) {
   EXPECT_EQ(ref[3], -std::ldexp(1.0, -200)) << "below FP32's smallest subnormal, still exact";
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(mag[i], std::fabs(ref[i])) << i;
 }
+
+TEST(Reference, LayoutsBatchesAndBias) {
+  // Two products of op(A) op(B) + bias with A stored transposed (K x M) and B shared (stride 0):
+  // the same as the NN reference on the transposed copies, product by product, plus the bias.
+  const int64_t M = 3, N = 2, K = 4, batch = 2;
+  Shape s{M, N, K};
+  s.transa = true;
+  s.batch = batch;
+  s.strideB = 0;
+  s.bias = true;
+  s = with_default_ld(s);
+  EXPECT_EQ(s.lda, M) << "A stored K x M: rows M long";
+  EXPECT_EQ(s.strideA, K * M);
+  EXPECT_EQ(s.strideC, M * N);
+  EXPECT_EQ(batch_rows(K, s.lda, s.strideA, batch), 2 * K);
+  EXPECT_EQ(batch_rows(K, s.ldb, 0, batch), K) << "a shared operand spans one";
+  std::vector<float> A(size_t(batch * K * M)), B(size_t(K * N)), C(size_t(batch * M * N)), bias = {0.5f, -2.0f};
+  for (size_t i = 0; i < A.size(); ++i) A[i] = float(int(i % 7) - 3);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = float(int(i % 5) - 2);
+  for (size_t i = 0; i < C.size(); ++i) C[i] = float(i);
+  std::vector<double> ref, mag;
+  reference_cpu(s, 2.0f, 0.5f, A.data(), B.data(), C.data(), bias.data(), &ref, &mag);
+  ASSERT_EQ(ref.size(), size_t(batch * M * N));
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<float> At(size_t(M * K));  // op(A) of product b, row-major M x K
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) At[size_t(m * K + k)] = A[size_t(b * K * M + k * M + m)];
+    std::vector<double> one, oneMag;
+    reference_cpu({M, N, K, K, N, N}, 2.0f, 0.5f, At.data(), B.data(), C.data() + b * M * N, &one, &oneMag);
+    for (int64_t i = 0; i < M * N; ++i) {
+      EXPECT_EQ(ref[size_t(b * M * N + i)], one[size_t(i)] + bias[size_t(i % N)]) << b << " " << i;
+      EXPECT_EQ(mag[size_t(b * M * N + i)], oneMag[size_t(i)]);
+    }
+  }
+  // op(B) = B^T likewise: B stored N x K.
+  Shape t{M, N, K};
+  t.transb = true;
+  t = with_default_ld(t);
+  EXPECT_EQ(t.ldb, K);
+  std::vector<float> A1(size_t(M * K)), Bt(size_t(N * K)), B1(size_t(K * N));
+  for (size_t i = 0; i < A1.size(); ++i) A1[i] = float(int(i % 3) - 1);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) Bt[size_t(n * K + k)] = B1[size_t(k * N + n)] = float(n * 10 + k);
+  std::vector<double> r1, m1, r2, m2;
+  reference_cpu(t, 1.0f, 0.0f, A1.data(), Bt.data(), C.data(), &r1, &m1);
+  reference_cpu({M, N, K, K, N, N}, 1.0f, 0.0f, A1.data(), B1.data(), C.data(), &r2, &m2);
+  EXPECT_EQ(r1, r2);
+  EXPECT_EQ(layout_name(t), "nt");
+  EXPECT_EQ(t.str(), "3x2x4 layout=nt");
+}

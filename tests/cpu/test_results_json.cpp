@@ -105,7 +105,7 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
                           counter == "pct_cublas_3xtf32" || counter == "cublas_3xtf32_rel_err" ||
                           counter == "pct_cublas_ozaki_int8" || counter == "cublas_ozaki_int8_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
-                          counter == "input_wide_exponent";
+                          counter == "input_wide_exponent" || counter == "batch" || counter == "bias";
     EXPECT_EQ(b.contains(counter), !optional) << counter;
   }
   EXPECT_EQ(b.at("rung"), want.rung);
@@ -122,6 +122,36 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
   EXPECT_FALSE(row(doc, std::string("rung07_nan/4096x2048x1024") + kRowNameSuffix).contains("rel_err"))
       << "a NaN counter is left out: Google Benchmark would write NaN, which is not JSON";
   EXPECT_EQ(doc.at("context").at("gpu_name"), "Test GPU \"quoted\"\n\t");
+}
+
+// Every JSON row carries its layout as text ("nn" for a plain one), and the counters batch (above
+// 1) and bias (when set) where the run had them.
+TEST(ResultsJson, RowsCarryTheirLayoutBatchAndBias) {
+  Options o = with_format("json");
+  o.kernels = {7};
+  Shape s{64, 64, 64};
+  s.transa = true;
+  s.batch = 3;
+  s.bias = true;
+  o.shapes = {with_default_ld(s)};
+  const std::string name = timing_row_name(*sgemm::find_rung(7), o.shapes[0]);
+  EXPECT_EQ(name, "rung07_bank_conflict_free/64x64x64/tn/batch3/bias");
+  RowCounters c = sample_row();
+  c.batch = 3;
+  c.bias = true;
+  const std::string text = run(o, [&] {
+    register_row(name, [&](benchmark::State& st) { report_row(st, c); });
+    register_row("rung07_plain/64x64x64", [](benchmark::State& st) { report_row(st, sample_row()); });
+  });
+  const json doc = json::parse(text);
+  const json& b = row(doc, name + kRowNameSuffix);
+  EXPECT_EQ(b.at("layout"), "tn");
+  EXPECT_EQ(b.at("batch"), 3);
+  EXPECT_EQ(b.at("bias"), 1);
+  const json& p = row(doc, std::string("rung07_plain/64x64x64") + kRowNameSuffix);
+  EXPECT_EQ(p.at("layout"), "nn");
+  EXPECT_FALSE(p.contains("batch"));
+  EXPECT_FALSE(p.contains("bias"));
 }
 
 // --repetitions: pass after pass; each pass an iteration row with its repetition_index, then per
@@ -145,6 +175,7 @@ TEST(ResultsJson, RepeatedRowsAreNumberedAndSummarized) {
   EXPECT_EQ(indices, (std::vector<int>{0, 1, 2}));
   const json& med = row(doc, full, "median");
   EXPECT_EQ(med.at("run_type"), "aggregate");
+  EXPECT_EQ(med.at("layout"), "nn") << "aggregates carry the layout too";
   EXPECT_DOUBLE_EQ(med.at("pct_cublas").get<double>(), 101.0);
   EXPECT_DOUBLE_EQ(med.at("ms").get<double>(), 2.0);
   EXPECT_NEAR(med.at("real_time").get<double>(), 2.0, 1e-12);

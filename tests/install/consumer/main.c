@@ -1,5 +1,5 @@
 /* Calls the installed library through its C ABI. Needs no GPU: the version, the registry and the
- * refusal of a bad argument all come before any GPU work. Exit 0 when all three are as expected. */
+ * refusals of bad arguments all come before any GPU work. Exit 0 when all three are as expected. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +24,15 @@ int main(void) {
   printf("M = -1: %s (%s)\n", sgemm_ladder_status_string(status), sgemm_ladder_last_error());
   if (status != SGEMM_LADDER_ERR_INVALID_SIZE) {
     fprintf(stderr, "expected status %d, got %d\n", SGEMM_LADDER_ERR_INVALID_SIZE, status);
+    return 1;
+  }
+
+  /* transa = 'x': refused with SGEMM_LADDER_ERR_INVALID_TRANS by the general entry. */
+  const int trans = sgemm_ladder_gemm(sgemm_ladder_kernel_id(0), 'x', 'N', 1, 1, 1, 1.0f, NULL, 1, 0, NULL, 1, 0,
+                                      0.0f, NULL, 1, 0, NULL, 1, NULL);
+  printf("transa = 'x': %s (%s)\n", sgemm_ladder_status_string(trans), sgemm_ladder_last_error());
+  if (trans != SGEMM_LADDER_ERR_INVALID_TRANS) {
+    fprintf(stderr, "expected status %d, got %d\n", SGEMM_LADDER_ERR_INVALID_TRANS, trans);
     return 1;
   }
   return 0;
