@@ -12,7 +12,8 @@
 
 namespace sgemm {
 
-// Row-major C = alpha * A * B + beta * C (see sgemm_ladder.h for the layout rules).
+// Row-major C = alpha * op(A) * op(B) + beta * C (+ bias), batched (see sgemm_ladder.h for the
+// layout rules). The fields after ldc default to the plain call: NN, one product, no bias.
 struct GemmArgs {
   int64_t M = 0, N = 0, K = 0;
   float alpha = 1.0f;
@@ -23,6 +24,18 @@ struct GemmArgs {
   float beta = 0.0f;
   float* C = nullptr;
   int64_t ldc = 0;
+  bool transa = false, transb = false;            // op(A) = A^T / op(B) = B^T
+  int64_t batch = 1;                              // products; product i at A + i*strideA, ...
+  int64_t strideA = 0, strideB = 0, strideC = 0;  // elements; ignored when batch == 1
+  const float* bias = nullptr;                    // N floats, added to every row of C
+
+  // A and B as stored: op(A) = A is M x K, A^T is stored K x M; op(B) = B is K x N, B^T N x K.
+  int64_t rowsA() const { return transa ? K : M; }
+  int64_t colsA() const { return transa ? M : K; }
+  int64_t rowsB() const { return transb ? N : K; }
+  int64_t colsB() const { return transb ? K : N; }
+  // The plain call (sgemm_ladder_run's): NN, one product, no bias.
+  bool plain() const { return !transa && !transb && batch == 1 && bias == nullptr; }
 };
 
 enum class Status : int {
@@ -71,6 +84,12 @@ enum class Track : int {
 };
 const char* track_name(Track t);  // "baseline", "cuda-core", "tensor-core", "dispatch"
 
+// What a rung's launch takes as it is (Rung::takes, a bit set). The front door provides what a
+// rung does not take: transposed operands copied row-major, the batch as a loop, the bias after.
+constexpr unsigned kTakesLayouts = 1;  // reads op(A), op(B) in place (transa, transb)
+constexpr unsigned kTakesBatch = 2;    // the whole batch in one launch
+constexpr unsigned kTakesBias = 4;     // adds the bias in its epilogue
+
 // One rung of the ladder. The registry (registry.cu) is the only list of rungs: the CLI, the
 // benchmark, the tests, the C ABI, the Python package and the doc generator read it.
 struct Rung {
@@ -102,6 +121,8 @@ struct Rung {
   // the rung the dispatch rung builds its candidates on, the package's rung when there is no
   // dispatch rung. Exactly one rung carries it (a CPU test checks); nothing else decides it.
   bool capstone = false;
+  // kTakes* bits: what of the general call (layouts, batch, bias) the launch handles itself.
+  unsigned takes = 0;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).
