@@ -157,32 +157,39 @@ const std::vector<Rung>& registry() {
       {23, "23_wgmma_3xtf32", kTensor, 22, "tensor/23_wgmma_3xtf32.cuh", "3xTF32 with wgmma (sm_90a)",
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a "
        "pre-pass",
-       "sm_90a", "sgemm_23_wgmma_3xtf32<true", k3xTf32, &rung23::tile, &rung23::supports, &rung23::launch},
+       "sm_90a", "sgemm_23_wgmma_3xtf32<true", k3xTf32, &rung23::tile, &rung23::supports, &rung23::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {24, "24_tma_warp_specialized", kTensor, 23, "tensor/24_tma_warp_specialized.cuh",
        "TMA copies and a producer warp (sm_90a)",
        "a producer thread copies each slab with the TMA into a ring of stages guarded by mbarriers, so the two "
        "consumer warpgroups never meet at __syncthreads",
-       "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch},
+       "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {25, "25_ozaki_int8", kTensor, 24, "tensor/25_ozaki_int8.cuh", "FP32 from INT8 tensor cores: the Ozaki scheme (sm_90a)",
        "the Ozaki scheme: rows and columns scaled to integers, one INT8 wgmma GEMM per modulus, the FP32 result "
        "rebuilt by the Chinese remainder theorem",
-       "sm_90a", "sgemm_25_ozaki_int8<7, true", kOzakiInt8, &rung25::tile, &rung25::supports, &rung25::launch},
+       "sm_90a", "sgemm_25_ozaki_int8<7, true", kOzakiInt8, &rung25::tile, &rung25::supports, &rung25::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {26, "26_wide_tile", kTensor, 25, "tensor/26_wide_tile.cuh", "A wider tile for the INT8 loop (sm_90a)",
        "a 128x256 block tile: a third more INT8 operations per byte the TMA brings; the product's residues move to a "
        "global scratch to leave shared memory to the ring",
-       "sm_90a", "sgemm_26_wide_tile<7, true", kOzakiInt8, &rung26::tile, &rung26::supports, &rung26::launch},
+       "sm_90a", "sgemm_26_wide_tile<7, true", kOzakiInt8, &rung26::tile, &rung26::supports, &rung26::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {27, "27_crt_in_fp64", kTensor, 26, "tensor/27_crt_in_fp64.cuh", "The rebuild in floating point (sm_90a)",
        "the epilogue rebuilds each output by the Chinese remainder theorem in FP64 (exact split sums, one rounded "
        "quotient) instead of Garner's integer steps",
-       "sm_90a", "sgemm_27_crt_in_fp64<7, true", kOzakiInt8, &rung27::tile, &rung27::supports, &rung27::launch},
+       "sm_90a", "sgemm_27_crt_in_fp64<7, true", kOzakiInt8, &rung27::tile, &rung27::supports, &rung27::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {28, "28_one_modulus_loop", kTensor, 27, "tensor/28_one_modulus_loop.cuh", "One copy of the modulus loop (sm_90a)",
        "the loop over the moduli is not unrolled: one copy of the code, which stays in the instruction cache, with "
        "the modulus reduced by a run-time multiply-high",
-       "sm_90a", "sgemm_28_one_modulus_loop<7, true", kOzakiInt8, &rung28::tile, &rung28::supports, &rung28::launch},
+       "sm_90a", "sgemm_28_one_modulus_loop<7, true", kOzakiInt8, &rung28::tile, &rung28::supports, &rung28::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       {29, "29_epilogue_prefetch", kTensor, 28, "tensor/29_epilogue_prefetch.cuh", "The epilogue's loads one group ahead (sm_90a)",
        "the epilogue loads the next output group's residues and scales before it rebuilds the current one, so their "
        "L2 latency hides behind arithmetic",
-       "sm_90a", "sgemm_29_epilogue_prefetch<7, true", kOzakiInt8, &rung29::tile, &rung29::supports, &rung29::launch},
+       "sm_90a", "sgemm_29_epilogue_prefetch<7, true", kOzakiInt8, &rung29::tile, &rung29::supports, &rung29::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "

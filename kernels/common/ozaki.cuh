@@ -65,6 +65,21 @@ inline unsigned scale_blocks(int64_t n) {
   constexpr int64_t kMaxScaleBlocks = 1024;
   return unsigned(std::min<int64_t>(ceil_div64(n, kScaleThreads), kMaxScaleBlocks));
 }
+// The statistics of one operand's L lines (rows of op(A), columns of op(B)), each K long, read from
+// X in place: its rows where they are the lines (kMajor: A 'N', B 'T'), else its columns.
+inline Status line_stats(const float* X, int64_t ld, bool kMajor, int64_t L, int64_t K, Stats st,
+                         cudaStream_t stream) {
+  if (kMajor) {
+    const dim3 grid(unsigned(ceil_div64(K, kStatChunk)),
+                    unsigned(std::min<int64_t>(ceil_div64(L, kStatRows), kMaxGridY)));
+    stats_rows<<<grid, kStatThreads, 0, stream>>>(L, K, X, ld, st);
+  } else {
+    const dim3 grid(unsigned(ceil_div64(L, kWarpSize)),
+                    unsigned(std::min<int64_t>(ceil_div64(K, kStatColChunk), kMaxGridY)));
+    stats_cols<<<grid, dim3(kWarpSize, kStatRows), 0, stream>>>(K, L, X, ld, st);
+  }
+  return launch_status();
+}
 struct Scales {
   int* shiftA;  // [M]
   int* shiftB;  // [N]
@@ -79,34 +94,44 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   *out = {shift, shift + a.M, shift + n};
   if (cudaMemsetAsync(ws, 0, stats_bytes(a.M, a.N), stream) != cudaSuccess) return launch_status();
   const Stats sa{bits, sum, nnz}, sb{bits + a.M, sum + a.M, nnz + a.M};
-  const dim3 gridA(unsigned(ceil_div64(a.K, kStatChunk)), unsigned(std::min<int64_t>(ceil_div64(a.M, kStatRows), kMaxGridY)));
-  stats_rows<<<gridA, kStatThreads, 0, stream>>>(a.M, a.K, a.A, a.lda, sa);
-  Status s = launch_status();
-  const dim3 gridB(unsigned(ceil_div64(a.N, kWarpSize)), unsigned(std::min<int64_t>(ceil_div64(a.K, kStatColChunk), kMaxGridY)));
-  stats_cols<<<gridB, dim3(kWarpSize, kStatRows), 0, stream>>>(a.K, a.N, a.B, a.ldb, sb);
-  s = launch_status_after(s);
+  Status s = line_stats(a.A, a.lda, !a.transa, a.M, a.K, sa, stream);
+  if (const Status t = line_stats(a.B, a.ldb, a.transb, a.N, a.K, sb, stream); s == Status::kOk) s = t;
   finish_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
       n, Stats{bits, sum, nnz}, beta, shift, out->spread);
   return launch_status_after(s);
 }
 
-// The residues of A (rows [0, Mp), K-major, into resA) and of B (transposed, into resB), for N
-// moduli, queued on `stream`: the part of the pre-pass after the scales. Np and Kp are multiples of
-// kTransposeTile.
+// The residues of one operand's L lines, each K long, scaled by 2^shift[line], into res [N][Lp][Kp]
+// (K-major), read from X in place: along its rows where they are the lines (kMajor: A 'N', B 'T';
+// 128-bit loads where X's rows are 16-byte aligned, 32-bit ones otherwise), else down its columns
+// (A 'T', B 'N': single floats, any alignment). Kp is a multiple of kTransposeTile, and so is Lp
+// where the columns are read (whole tiles): kUnsupported otherwise.
+template <int N>
+Status line_residues(const float* X, int64_t ld, bool kMajor, int64_t L, int64_t K, const int* shift, int64_t Lp,
+                     int64_t Kp, signed char* res, cudaStream_t stream) {
+  const dim3 block(kResThreadsX, kResThreadsY);
+  if (kMajor) {
+    auto kernel = rows_aligned(X, ld) ? residues_rows<N, true> : residues_rows<N, false>;
+    const dim3 grid(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
+                    unsigned(std::min<int64_t>(ceil_div64(Lp, kResThreadsY), kMaxGridY)));
+    kernel<<<grid, block, 0, stream>>>(int(L), int(K), X, int(ld), shift, Lp, Kp, res);
+  } else {
+    if (Lp % kTransposeTile != 0) return Status::kUnsupported;
+    const dim3 grid(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Lp / kTransposeTile, kMaxGridY)));
+    residues_transpose<N><<<grid, block, 0, stream>>>(int(K), int(L), X, int(ld), shift, Lp, Kp, res);
+  }
+  return launch_status();
+}
+
+// The residues of op(A) (rows [0, Mp), K-major, into resA) and of op(B) (transposed, into resB), for
+// N moduli, the same planes whatever the layouts (a.transa, a.transb), queued on `stream`: the part
+// of the pre-pass after the scales. Np and Kp are multiples of kTransposeTile, and so is Mp for A 'T'.
 template <int N>
 Status residues(const GemmArgs& a, const Scales& sc, signed char* resA, int64_t Mp, signed char* resB, int64_t Np,
                 int64_t Kp, cudaStream_t stream) {
-  const dim3 block(kResThreadsX, kResThreadsY);
-  const dim3 gridA(unsigned(ceil_div64(Kp / kVecWidth, kResThreadsX)),
-                   unsigned(std::min<int64_t>(ceil_div64(Mp, kResThreadsY), kMaxGridY)));
-  if (vec4_ok(a, nullptr))
-    residues_a<N, true><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
-  else
-    residues_a<N, false><<<gridA, block, 0, stream>>>(int(a.M), int(a.K), a.A, int(a.lda), sc.shiftA, Mp, Kp, resA);
-  const Status s = launch_status();
-  const dim3 gridB(unsigned(Kp / kTransposeTile), unsigned(std::min<int64_t>(Np / kTransposeTile, kMaxGridY)));
-  residues_b<N><<<gridB, block, 0, stream>>>(int(a.K), int(a.N), a.B, int(a.ldb), sc.shiftB, Np, Kp, resB);
-  return launch_status_after(s);
+  const Status s = line_residues<N>(a.A, a.lda, !a.transa, a.M, a.K, sc.shiftA, Mp, Kp, resA, stream);
+  const Status t = line_residues<N>(a.B, a.ldb, a.transb, a.N, a.K, sc.shiftB, Np, Kp, resB, stream);
+  return s != Status::kOk ? s : t;
 }
 
 // The scheme reads the inputs' spread back before it multiplies: it cannot run inside a stream capture.

@@ -1,7 +1,10 @@
 // The Ozaki scheme's pre-pass on the device (the overview is in common/ozaki.cuh): the statistics
-// of A's rows and B's columns, the scale exponents taken from them, and the kernels that turn A and B
-// into INT8 residues, one matrix per modulus. Launched by common/ozaki.cuh's host functions.
-// Header-only and free of host headers, like common.cuh.
+// of op(A)'s rows and op(B)'s columns, the scale exponents taken from them, and the kernels that turn
+// op(A) and op(B) into INT8 residues, one matrix per modulus. Each reads a stored matrix either along
+// its rows or down its columns, so that A and B are read in place in either layout (A 'N' and B 'T'
+// hold their lines, the rows of op(A) and the columns of op(B), as rows; A 'T' and B 'N' as
+// columns). Launched by common/ozaki.cuh's host functions. Header-only and free of host headers,
+// like common.cuh.
 #pragma once
 
 #include "common/common.cuh"
@@ -9,8 +12,9 @@
 
 namespace sgemm::ozaki {
 
-// Per row of A and per column of B: the largest |x| (as FP32 bits: non-negative floats order like
-// their bits, NaN above Inf), the sum of |x| and the count of non-zeros. Zeroed before the pass.
+// Per row of op(A) and per column of op(B): the largest |x| (as FP32 bits: non-negative floats
+// order like their bits, NaN above Inf), the sum of |x| and the count of non-zeros. Zeroed before
+// the pass.
 struct Stats {
   unsigned* max_bits;
   double* abs_sum;
@@ -20,9 +24,9 @@ struct Stats {
 // The kernels that are not templates are static: each translation unit that includes this header
 // (rung 25's and cuBLAS's) gets its own copy instead of a duplicate symbol at link time.
 constexpr int kStatThreads = 256;
-constexpr int kStatRows = kStatThreads / kWarpSize;  // A: one warp per row
-constexpr int kStatChunk = 1024;                      // elements of K per block (A) ...
-constexpr int kStatColChunk = 256;                    // ... and rows of B per block
+constexpr int kStatRows = kStatThreads / kWarpSize;  // stats_rows: one warp per row
+constexpr int kStatChunk = 1024;                      // elements of a row per block (stats_rows) ...
+constexpr int kStatColChunk = 256;                    // ... and rows per block (stats_cols)
 
 __device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, double sum, int nnz) {
   if (nnz == 0 && bits == 0) return;
@@ -31,9 +35,10 @@ __device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, dou
   atomicAdd(s.nonzeros + i, nnz);
 }
 
-// Rows of A: warp w of block (x, y) reads row 8y + w, elements [1024x, 1024x + 1024) of K.
-static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ A,
-                                                           int64_t lda, Stats out) {
+// The rows of X (M x K, ld: A 'N', or B 'T' with M = N): warp w of block (x, y) reads row 8y + w,
+// elements [1024x, 1024x + 1024) of K.
+static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int64_t K, const float* __restrict__ X,
+                                                           int64_t ld, Stats out) {
   const int lane = threadIdx.x % kWarpSize;
   const int64_t k0 = int64_t(blockIdx.x) * kStatChunk, kEnd = min(K, k0 + kStatChunk);
   for (int64_t row = int64_t(blockIdx.y) * kStatRows + threadIdx.x / kWarpSize; row < M;
@@ -42,7 +47,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int
     double sum = 0;
     int nnz = 0;
     for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) {
-      const float x = fabsf(A[row * lda + k]);
+      const float x = fabsf(X[row * ld + k]);
       bits = max(bits, __float_as_uint(x));
       sum += x;
       nnz += x != 0.0f;
@@ -56,10 +61,10 @@ static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int
   }
 }
 
-// Columns of B: thread (x, y) of block (bx, by) reads column 32bx + x, rows 256by + y, + 8, ...
-// (chunks of 256 rows, the grid's y looping over them)
-static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ B,
-                                                           int64_t ldb, Stats out) {
+// The columns of X (K x N, ld: B 'N', or A 'T' with N = M): thread (x, y) of block (bx, by) reads
+// column 32bx + x, rows 256by + y, + 8, ... (chunks of 256 rows, the grid's y looping over them)
+static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int64_t N, const float* __restrict__ X,
+                                                           int64_t ld, Stats out) {
   __shared__ unsigned sBits[kStatRows][kWarpSize];
   __shared__ double sSum[kStatRows][kWarpSize];
   __shared__ int sNnz[kStatRows][kWarpSize];
@@ -70,7 +75,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
   for (int64_t k0 = int64_t(blockIdx.y) * kStatColChunk; col < N && k0 < K; k0 += int64_t(gridDim.y) * kStatColChunk) {
     const int64_t kEnd = min(K, k0 + kStatColChunk);
     for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) {
-      const float x = fabsf(B[k * ldb + col]);
+      const float x = fabsf(X[k * ld + col]);
       bits = max(bits, __float_as_uint(x));
       sum += x;
       nnz += x != 0.0f;
@@ -141,18 +146,19 @@ constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
 constexpr int kTransposeTile = kWarpSize;
 constexpr int kMaxGridY = 65535;
 
-// A (M x K, lda) -> res[l] (Mp x Kp int8 each, K-major), zero outside M x K. Thread: four
-// consecutive k of a row, one 32-bit store of four residues per modulus.
+// X (M x K, ld: A 'N', or B 'T' with M = N) -> res[l] (Mp x Kp int8 each, K-major), zero outside
+// M x K; row i scaled by 2^shift[i]. Thread: four consecutive k of a row, one 32-bit store of four
+// residues per modulus. kVec: 128-bit loads, where every row of X starts on a 16-byte boundary.
 template <int N, bool kVec>
 __global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
-residues_a(int M, int K, const float* __restrict__ A, int lda, const int* __restrict__ shift, int64_t Mp, int64_t Kp,
-           signed char* __restrict__ res) {
+residues_rows(int M, int K, const float* __restrict__ X, int ld, const int* __restrict__ shift, int64_t Mp, int64_t Kp,
+              signed char* __restrict__ res) {
   const int64_t vec = int64_t(blockIdx.x) * kResThreadsX + threadIdx.x;
   if (vec >= Kp / kVecWidth) return;
   const int col = int(vec * kVecWidth);
   for (int64_t row = int64_t(blockIdx.y) * kResThreadsY + threadIdx.y; row < Mp;
        row += int64_t(gridDim.y) * kResThreadsY) {
-    const float4 x = load4_or_zero<kVec>(A + row * lda, col, K, row < M);
+    const float4 x = load4_or_zero<kVec>(X + row * ld, col, K, row < M);
     const int s = row < M ? shift[row] : 0;
     const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
     unsigned out[N] = {};  // per modulus: the four elements' residues, one byte each
@@ -167,12 +173,13 @@ residues_a(int M, int K, const float* __restrict__ A, int lda, const int* __rest
   }
 }
 
-// B (K x N, ldb) -> res[l] (Np x Kp int8 each, B transposed: K-major), zero outside. One 32 x 32
-// tile per block and step, transposed through shared memory like rung 24's split.
+// X (K x N, ld: B 'N', or A 'T' with N = M) -> res[l] (Np x Kp int8 each, X transposed: K-major),
+// zero outside; column j scaled by 2^shift[j]. One 32 x 32 tile per block and step, transposed
+// through shared memory like rung 24's split.
 template <int N>
 __global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
-residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __restrict__ shift, int64_t Np,
-           int64_t Kp, signed char* __restrict__ res) {
+residues_transpose(int K, int Ncols, const float* __restrict__ X, int ld, const int* __restrict__ shift, int64_t Np,
+                   int64_t Kp, signed char* __restrict__ res) {
   __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n]
   const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
   for (int64_t n0 = int64_t(blockIdx.y) * kTransposeTile; n0 < Np; n0 += int64_t(gridDim.y) * kTransposeTile) {
@@ -180,7 +187,7 @@ residues_b(int K, int Ncols, const float* __restrict__ B, int ldb, const int* __
     for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
       const int r = threadIdx.y + i * kResThreadsY;
       const int64_t k = k0 + r, n = n0 + threadIdx.x;
-      sTile[r][threadIdx.x] = (k < K && n < Ncols) ? B[k * ldb + n] : 0.0f;
+      sTile[r][threadIdx.x] = (k < K && n < Ncols) ? X[k * ld + n] : 0.0f;
     }
     __syncthreads();
 #pragma unroll

@@ -197,8 +197,9 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   return refuse_without_sm90a(why);  // hopper.cuh
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
-  // 128-bit loads and 64-bit stores where every row of A, B and C is 16-byte aligned, 32-bit ones
-  // otherwise (only the pre-pass and the epilogue touch A, B and C; the workspace is aligned).
+  // 64-bit stores where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise. Only the
+  // pre-pass and the epilogue touch A, B and C (the workspace is aligned); the pre-pass reads either
+  // layout and picks its loads per operand (common/tf32_split.cuh).
   const bool vec = vec4_ok(a, nullptr);
   auto kernel = vec ? sgemm_24_tma_warp_specialized<true, kBM, kBN, kBK, kStages>
                     : sgemm_24_tma_warp_specialized<false, kBM, kBN, kBK, kStages>;
