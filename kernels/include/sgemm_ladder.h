@@ -1,6 +1,7 @@
 /* SGEMM Ladder — C ABI (the only symbols libsgemm_ladder.so exports).
  *
- * Row-major C = alpha * A * B + beta * C in FP32.
+ * Row-major C = alpha * op(A) * op(B) + beta * C in FP32 (sgemm_ladder_gemm: op(X) = X or X^T,
+ * batched, with a bias). sgemm_ladder_run is the plain form, op(X) = X, one product, no bias:
  *   A is M x K with leading dimension lda >= max(1, K)
  *   B is K x N with leading dimension ldb >= max(1, N)
  *   C is M x N with leading dimension ldc >= max(1, N)
@@ -38,13 +39,36 @@ enum sgemm_ladder_status {
   SGEMM_LADDER_ERR_CUDA = 10,           /* any other CUDA runtime error */
   SGEMM_LADDER_ERR_CUBLAS = 11,         /* cuBLAS returned an error (kernel 0) */
   SGEMM_LADDER_ERR_TF32_OVERRIDE = 12,  /* NVIDIA_TF32_OVERRIDE set: the FP32 baseline refuses */
-  SGEMM_LADDER_ERR_DEVICE_LIMIT = 13    /* the GPU's limits (shared memory, registers) are too small */
+  SGEMM_LADDER_ERR_DEVICE_LIMIT = 13,   /* the GPU's limits (shared memory, registers) are too small */
+  /* Added in 0.3.0, with sgemm_ladder_gemm: */
+  SGEMM_LADDER_ERR_INVALID_TRANS = 14,  /* transa or transb is not one of 'N', 'n', 'T', 't' */
+  SGEMM_LADDER_ERR_INVALID_BATCH = 15   /* batch < 1, a negative stride, or strideC < M*ldc with batch > 1 */
 };
 
 /* Run kernel `kernel_id`. Returns 0 on success, a sgemm_ladder_status otherwise. */
 int sgemm_ladder_run(int kernel_id, int64_t M, int64_t N, int64_t K, float alpha,
                      const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                      float* C, int64_t ldc, void* stream);
+
+/* C = alpha * op(A) * op(B) + beta * C (+ bias), batched, row-major; op(X) = X ('N'/'n') or X^T ('T'/'t').
+ *   op(A) is M x K: A is M x K (lda >= max(1,K)) for 'N', K x M (lda >= max(1,M)) for 'T'.
+ *   op(B) is K x N: B is K x N (ldb >= max(1,N)) for 'N', N x K (ldb >= max(1,K)) for 'T'.
+ *   C is M x N, ldc >= max(1,N).
+ *   batch >= 1 products; matrix i reads A + i*strideA, B + i*strideB, writes C + i*strideC.
+ *   strideA, strideB >= 0 (0: every product reads the same operand). strideC >= M*ldc when batch > 1
+ *   (products never write the same element); any stride value is ignored when batch == 1.
+ *   bias: NULL, or N floats added to every row of every product's C (after alpha/beta), as nn.Linear.
+ * With M or N = 0 nothing happens; with K = 0 or alpha = 0, C = beta * C (+ bias) without reading A
+ * or B. sgemm_ladder_run(id, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream) is
+ * sgemm_ladder_gemm(id, 'N', 'N', M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, NULL, 1, stream).
+ * What a kernel does not do itself (SGEMM_LADDER_TAKES_* in its descriptor's `takes`), the library
+ * does around it: transposed operands are copied row-major into a workspace first, the batch is a
+ * loop of launches, the bias is added by a kernel after the product. Added in 0.3.0. */
+int sgemm_ladder_gemm(int kernel_id, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                      float alpha, const float* A, int64_t lda, int64_t strideA,
+                      const float* B, int64_t ldb, int64_t strideB, float beta,
+                      float* C, int64_t ldc, int64_t strideC, const float* bias,
+                      int64_t batch, void* stream);
 
 /* A fixed one-line description of a status code ("unknown status" for others). */
 const char* sgemm_ladder_status_string(int status);
@@ -79,7 +103,15 @@ typedef struct sgemm_ladder_kernel_desc {
   const char* tile;    /* its tile parameters, e.g. "64x256x32_32x128_8x16_s2_u8" */
   /* Added in 0.2.0, after every older field: */
   int capstone;        /* 1 for the one rung the CUDA-core track leads up to (its capstone), else 0 */
+  /* Added in 0.3.0, after every older field: */
+  int takes;           /* what its kernel does itself in sgemm_ladder_gemm: SGEMM_LADDER_TAKES_* bits */
 } sgemm_ladder_kernel_desc;
+
+/* The bits of sgemm_ladder_kernel_desc.takes (added in 0.3.0). A kernel without a bit still runs
+ * every call; the library provides what it lacks, at the cost of the copies, launches or pass. */
+#define SGEMM_LADDER_TAKES_LAYOUTS 1 /* reads transposed operands in place (no copy first) */
+#define SGEMM_LADDER_TAKES_BATCH 2   /* runs the whole batch in one launch (no loop of launches) */
+#define SGEMM_LADDER_TAKES_BIAS 4    /* adds the bias in its epilogue (no pass over C after it) */
 
 /* Fill `out` for kernel `kernel_id`. Returns 0, or SGEMM_LADDER_ERR_UNKNOWN_KERNEL /
  * SGEMM_LADDER_ERR_NULL_POINTER. */
