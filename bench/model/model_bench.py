@@ -209,7 +209,8 @@ def pair(text: str, what: str) -> tuple[int, int]:
 
 def parse(argv=None) -> Settings:
     ap = argparse.ArgumentParser(prog="model_bench", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
     d = Settings()
     ap.add_argument("--layers", type=int, default=d.layers)
     ap.add_argument("--hidden", type=int, default=d.hidden)

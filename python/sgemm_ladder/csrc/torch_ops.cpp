@@ -250,7 +250,8 @@ void check_shapes(const Tensor& a, const Tensor& b, const Tensor* out, const Ten
                       ", got ", py_tuple(out->sizes()));
   }
   TORCH_CHECK_VALUE(bias == nullptr || bias->size(0) == want.back(), "bias must hold ", want.back(),
-                    " floats (one per column of the result), got shape ", py_tuple(bias ? bias->sizes() : c10::IntArrayRef{}));
+                    " floats (one per column of the result), got shape ",
+                    py_tuple(bias ? bias->sizes() : c10::IntArrayRef{}));
 }
 
 bool distinct_elements(const Tensor& t) {  // gemm.Matrix.distinct_elements
@@ -501,19 +502,22 @@ Tensor batch_sum_to(const Tensor& grad, c10::IntArrayRef shape) {  // the batch 
 variable_list gemm_grads(const Tensor& grad, const Tensor& a, const Tensor& b, bool has_bias, const std::string& rung,
                          double alpha, bool ta, bool tb, bool need_a, bool need_b, bool need_bias) {
   const auto& op = gemm_op();
+  const auto product = [&](const Tensor& x, const Tensor& y, bool tx, bool ty) {
+    return op.call(x, y, std::nullopt, rung, alpha, tx, ty);
+  };
   Tensor da, db, dbias;
-  if (need_a) {
-    da = ta ? op.call(b, grad, std::nullopt, rung, alpha, tb, true) : op.call(grad, b, std::nullopt, rung, alpha, false, !tb);
+  if (need_a) {  // d op(a) = alpha grad op(b)ᵀ; with transa, da = (d op(a))ᵀ = alpha op(b) gradᵀ
+    da = ta ? product(b, grad, tb, true) : product(grad, b, false, !tb);
     da = batch_sum_to(da, a.sizes());
   }
-  if (need_b) {
-    if (b.dim() == 2 && a.dim() == 3) {  // one product over every row of the batch
+  if (need_b) {  // d op(b) = alpha op(a)ᵀ grad; with transb, db = alpha gradᵀ op(a)
+    if (b.dim() == 2 && a.dim() == 3) {  // a weight against a batch: one product over all its rows
       const int64_t k = ta ? a.size(1) : a.size(2);
-      const Tensor opa = (ta ? a.transpose(1, 2) : a).reshape({-1, k});
+      const Tensor rows = (ta ? a.transpose(1, 2) : a).reshape({-1, k});
       const Tensor g = grad.reshape({-1, grad.size(2)});
-      db = tb ? op.call(g, opa, std::nullopt, rung, alpha, true, false) : op.call(opa, g, std::nullopt, rung, alpha, true, false);
+      db = tb ? product(g, rows, true, false) : product(rows, g, true, false);
     } else {
-      db = tb ? op.call(grad, a, std::nullopt, rung, alpha, true, ta) : op.call(a, grad, std::nullopt, rung, alpha, !ta, false);
+      db = tb ? product(grad, a, true, ta) : product(a, grad, !ta, false);
       db = batch_sum_to(db, b.sizes());
     }
   }
@@ -556,8 +560,8 @@ bool wants_grad(const Tensor& a, const Tensor& b, const std::optional<Tensor>& b
          (a.requires_grad() || b.requires_grad() || (bias.has_value() && bias->defined() && bias->requires_grad()));
 }
 
-Tensor gemm_autograd(const Tensor& a, const Tensor& b, const std::optional<Tensor>& bias, string_view rung, double alpha,
-                     bool transa, bool transb) {
+Tensor gemm_autograd(const Tensor& a, const Tensor& b, const std::optional<Tensor>& bias, string_view rung,
+                     double alpha, bool transa, bool transb) {
   if (!wants_grad(a, b, bias)) {  // inference: no node, straight to the kernel
     at::AutoDispatchBelowADInplaceOrView guard;
     return gemm_op().call(a, b, bias, rung, alpha, transa, transb);
