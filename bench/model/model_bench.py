@@ -446,7 +446,7 @@ def call_costs(torch, fn: Callable, calls: int = 200) -> dict:
         fn()  # warm on the capture stream
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=stream):  # captured on the stream it was warmed on
         for _ in range(calls):
             fn()
     graph.replay()

@@ -268,6 +268,7 @@ _MAKES = {
     ".json": "written by `sgemm_bench --json` on a GPU",
     "_sass.json": "written by `tools/sass_report.py --all --json`",
     "_ncu.csv": "written by `tools/ncu_profile.py --all --csv`",
+    "_model.json": "written by `bench/model/model_bench.py` on a GPU",
 }
 
 

@@ -191,10 +191,13 @@ def test_cuda_graph_capture_on_a_side_stream(torch):
     """The operator records into a CUDA graph (captured on a side stream, as torch requires) and
     each replay recomputes from the current inputs."""
     x, w, bias = rand(torch, B, M, K), rand(torch, N, K, seed=1), rand(torch, N, seed=2)
-    sgemm_ladder.gemm(x, w, bias, transb=True)  # warm-up: first-call host work outside the capture
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        sgemm_ladder.gemm(x, w, bias, transb=True)  # warm-up on the capture stream, outside the capture
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=side):
         y = sgemm_ladder.gemm(x, w, bias, transb=True)
     for seed in (3, 4):
         x.copy_(rand(torch, B, M, K, seed=seed))
