@@ -9,11 +9,12 @@ notebooks/render_figures.py). Its inputs are data, never code:
     results reader accepts (`sgemm_ladder.results.gpus(folder, suffix)`: letters, digits and
     '-'), so that a new GPU's file is an input as soon as it is committed.
 
-The notebooks read `<tag>.json` (sgemm_bench), `<tag>_sass.json` (tools/sass_report.py) and
-`<tag>_ncu.csv` (tools/ncu_profile.py); other suites (`<tag>_workloads.json`, ...) are no figure's
-input. The drawing code (ladderplot, the notebooks, the reader, matplotlib) is not an input: a
-change to how a figure looks is re-rendered on purpose (notebooks/render_figures.py), while a
-results refresh can no longer leave the figures behind.
+The notebooks read `<tag>.json` (sgemm_bench), `<tag>_sass.json` (tools/sass_report.py),
+`<tag>_ncu.csv` (tools/ncu_profile.py) and `<tag>_model.json` (bench/model/model_bench.py); other
+suites (`<tag>_workloads.json`, ...) are no figure's input. The drawing code (ladderplot, the
+notebooks, the reader, matplotlib) is not an input: a change to how a figure looks is re-rendered
+on purpose (notebooks/render_figures.py), while a results refresh can no longer leave the figures
+behind.
 
 The stamp is two tEXt chunks in the PNG, written by ladderplot.save_figure:
 
@@ -46,6 +47,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "accuracy": (".json",),
     "roofline": (".json", "_ncu.csv"),
     "sass": ("_sass.json", ".json"),  # <tag>.json for the GPUs' names
+    "model": ("_model.json",),  # bench/model/model_bench.py
 }
 KEY_HASH = "SGEMM-Ladder-Inputs-SHA256"
 KEY_MANIFEST = "SGEMM-Ladder-Inputs"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # One call that does everything a GPU machine is needed for, so a short lease is enough:
 # build (release, and debug when asked), tests, compute-sanitizer, benchmarks, the workload suite,
-# SASS, ncu, cuda-gdb, the Python package's GPU tests, tuning. Logs and results land in OUTDIR,
+# SASS, ncu, cuda-gdb, the Python package's GPU tests, the model benchmark, tuning. Logs and results land in OUTDIR,
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
 #   steps: probe build build-debug tune dispatch test sanitize bench results unaligned suite soak sass ncu gdb
-#          fault python (default: probe build test bench)
+#          fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
 #   records the commit measured.
@@ -75,10 +75,14 @@ for step in "${steps[@]}"; do
         --min-time 0.1 --json "$out/${gpu}_unaligned.json" ;;
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
       run_step suite "$bench" --kernel "0,$(registry 'l.capstone().id'),auto" --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
-    python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network
+    python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network: with
+      # its C++ operators (built against the installed torch), then with its Python ones
       run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps \
         --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=native . &&
-        python3 -m pytest -q tests/python' ;;
+        python3 -c "import sgemm_ladder.torch_ops as t; print(\"operators:\", t.BACKEND, t.WHY_PYTHON)" &&
+        python3 -m pytest -q tests/python && SGEMM_LADDER_TORCH_OPS=python python3 -m pytest -q tests/python' ;;
+    model)  # the model benchmark (after the python step installed the package): <gpu>_model.json
+      run_step model python3 bench/model/model_bench.py --json "$out/${gpu}_model.json" ;;
     soak)
       run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;
     fault)

@@ -13,6 +13,8 @@ Tables:   ladder_table, format_ladder_table, scaling_table, accuracy_table, cont
           ncu_table, sass_table, sass_resources, square_timing
 Roofline: roofline_points, ceilings, ceilings_table (computed by tools/roofline.py)
 Figures:  plot_ladder, plot_scaling, plot_accuracy, plot_roofline, plot_sass, save_figure
+Model:    load_model_results, pick_model_source, model_table, model_projection_table,
+          model_overhead_table, model_accuracy_table, plot_model (bench/model/model_bench.py's files)
 Live:     ladderplot.live (sgemm_bench and the tools; every rung through sgemm_ladder.mm)
 """
 from . import live
@@ -21,6 +23,8 @@ from .data import (BASELINE_RUNG, CONTEXT_KEYS, DEFAULT_RESULTS_DIR, REPO_ROOT, 
                    has_results, ladder_table, load_ncu, load_results, load_sass, ncu_table, results_dir,
                    roofline_points, rung_label, sass_resources, sass_table, scaling_table, square_timing)
 from .live import pick_source
+from .model import (load_model_results, model_accuracy_table, model_overhead_table, model_projection_table,
+                    model_table, pick_model_source, plot_model)
 from .plots import (FIGURES_ENV, plot_accuracy, plot_ladder, plot_roofline, plot_sass, plot_scaling, rung_style,
                     sass_categories, sass_colors, save_figure)
 
@@ -30,5 +34,6 @@ __all__ = [
     "rung_label", "context_table", "ladder_table", "format_ladder_table", "scaling_table", "square_timing",
     "accuracy_table", "ncu_table", "sass_table", "sass_resources", "ceilings", "ceilings_table",
     "roofline_points", "rung_style", "sass_categories", "sass_colors", "plot_ladder", "plot_scaling",
-    "plot_accuracy", "plot_roofline", "plot_sass", "save_figure",
+    "plot_accuracy", "plot_roofline", "plot_sass", "save_figure", "load_model_results", "pick_model_source",
+    "model_table", "model_projection_table", "model_overhead_table", "model_accuracy_table", "plot_model",
 ]

@@ -37,10 +37,10 @@ class CupyArrays:
         return cupy.ascontiguousarray(x)
 
     @staticmethod
-    def empty(rows: int, cols: int, like):
+    def empty(shape: tuple, like):
         import cupy
 
-        return cupy.empty((rows, cols), dtype=cupy.float32)  # on the current device: like's
+        return cupy.empty(shape, dtype=cupy.float32)  # on the current device: like's
 
     @staticmethod
     def copy_into(dst, src) -> None:
@@ -50,3 +50,8 @@ class CupyArrays:
 def mm(a, b, rung: str, alpha: float, beta: float, out):
     """sgemm_ladder.mm for CuPy arrays (arguments already checked by it)."""
     return gemm.gemm(CupyArrays, a, b, out, rung, alpha, beta)
+
+
+def gemm_op(a, b, bias, rung: str, alpha: float, transa: bool, transb: bool):
+    """sgemm_ladder.gemm for CuPy arrays (arguments already checked by it)."""
+    return gemm.gemm(CupyArrays, a, b, None, rung, alpha, 0.0, bias, transa, transb)

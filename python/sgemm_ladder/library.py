@@ -4,6 +4,10 @@ The C ABI is kernels/include/sgemm_ladder.h; every function used here has its ar
 types declared below (leading dimensions are int64_t: left undeclared, ctypes would pass them as
 32-bit ints). Reading the registry needs no GPU; only ``run`` launches work.
 
+Two entries launch work: ``sgemm_ladder_run`` (row-major, one product: every library has it) and
+``sgemm_ladder_gemm`` (transposed operands, a batch, a bias; added in 0.3.0). A library built
+before the general entry still loads: ``run`` works, and ``gemm`` says to rebuild.
+
 Where the library is looked for, first found wins:
   1. inside this package (``pip install .`` puts it there);
   2. $SGEMM_LADDER_LIB (a source checkout with python/ on sys.path);
@@ -27,6 +31,14 @@ CHECKOUT_LIB = CHECKOUT / "build" / "release" / "kernels" / LIB_NAME
 # Status codes of sgemm_ladder.h that this package raises itself (tests compare them with the header).
 OK = 0
 ERR_UNKNOWN_KERNEL = 5
+ERR_INVALID_TRANS = 14
+ERR_INVALID_BATCH = 15
+
+# The bits of sgemm_ladder_kernel_desc.takes: what a rung's kernel does itself in the general entry
+# (the library does the rest around it: copies, a loop of launches, a pass for the bias).
+TAKES_LAYOUTS = 1
+TAKES_BATCH = 2
+TAKES_BIAS = 4
 
 AUTO = "auto"
 DISPATCH_TRACK = "dispatch"  # a rung that picks among the others per shape: "auto" prefers it,
@@ -63,14 +75,17 @@ class _KernelDesc(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int), ("slug", ctypes.c_char_p), ("track", ctypes.c_char_p),
                 ("builds_on", ctypes.c_int), ("title", ctypes.c_char_p), ("lesson", ctypes.c_char_p),
                 ("fp32_accurate", ctypes.c_int), ("source", ctypes.c_char_p), ("arch", ctypes.c_char_p),
-                ("kernel", ctypes.c_char_p), ("tile", ctypes.c_char_p), ("capstone", ctypes.c_int)]
+                ("kernel", ctypes.c_char_p), ("tile", ctypes.c_char_p), ("capstone", ctypes.c_int),
+                ("takes", ctypes.c_int)]
 
 
-_i64, _f32, _ptr, _str = ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_char_p
+_i64, _f32, _ptr, _str, _chr = ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char
 # name: (result type, argument types), in the header's order.
 SIGNATURES = {
     "sgemm_ladder_run": (ctypes.c_int, [ctypes.c_int, _i64, _i64, _i64, _f32, _ptr, _i64, _ptr, _i64,
                                         _f32, _ptr, _i64, _ptr]),
+    "sgemm_ladder_gemm": (ctypes.c_int, [ctypes.c_int, _chr, _chr, _i64, _i64, _i64, _f32, _ptr, _i64, _i64,
+                                         _ptr, _i64, _i64, _f32, _ptr, _i64, _i64, _ptr, _i64, _ptr]),
     "sgemm_ladder_status_string": (_str, [ctypes.c_int]),
     "sgemm_ladder_last_error": (_str, []),
     "sgemm_ladder_version": (_str, []),
@@ -79,6 +94,8 @@ SIGNATURES = {
     "sgemm_ladder_kernel_name": (_str, [ctypes.c_int]),
     "sgemm_ladder_kernel_describe": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_KernelDesc)]),
 }
+# Functions a library of an older version lacks (it loads all the same; see ``gemm``).
+ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0"}
 
 
 @dataclass(frozen=True)
@@ -97,6 +114,7 @@ class Rung:
     kernel: str          # text in the name of the kernel that carries the lesson
     tile: str            # its tile parameters
     capstone: bool = False  # the one rung the CUDA-core track leads up to (the registry says which)
+    takes: int = 0  # TAKES_* bits: what its kernel does itself in the general entry (0 from older libraries)
 
 
 def library_path() -> Path:
@@ -125,9 +143,18 @@ def load() -> ctypes.CDLL:
         raise LadderError(f"cannot load {path}: {err} (the CUDA runtime and cuBLAS it needs must be "
                           f"findable: ldconfig or LD_LIBRARY_PATH)") from err
     for name, (restype, argtypes) in SIGNATURES.items():
-        function = getattr(lib, name)
+        function = getattr(lib, name, None)
+        if function is None and name in ADDED_LATER:
+            continue  # an older library: has() says so, and the call that needs it explains
+        if function is None:
+            raise LadderError(f"{path} lacks {name}: it is not a libsgemm_ladder.so of this package")
         function.restype, function.argtypes = restype, argtypes
     return lib
+
+
+def has(name: str) -> bool:
+    """Whether the loaded library exports the C function `name` (an older one lacks ADDED_LATER's)."""
+    return hasattr(load(), name)
 
 
 def _text(raw: Optional[bytes]) -> str:
@@ -149,6 +176,22 @@ def error(status: int, what: str, detail: Optional[str] = None) -> LadderError:
     return cls(f"{what}: {reason}" + (f": {detail}" if detail else ""), status, reason, detail)
 
 
+def error_from_message(message: str) -> Optional[LadderError]:
+    """The exception for a refusal of the library that reached Python as text, from PyTorch's C++
+    operators ("sgemm_ladder_gemm(...): <the status's text>: <detail>", as ``error`` writes it), with
+    its status found from the text; None for text of another origin."""
+    if not message.startswith(("sgemm_ladder_gemm(", "sgemm_ladder_run(")):
+        return None
+    _, _, rest = message.partition("): ")
+    lib = load()
+    for status in range(1, 64):
+        reason = _text(lib.sgemm_ladder_status_string(status))
+        if reason and (rest == reason or rest.startswith(reason + ": ")):
+            cls = LadderArgumentError if status == ERR_UNKNOWN_KERNEL else LadderError
+            return cls(message, status, reason, rest[len(reason) + 2:])
+    return LadderError(message)
+
+
 @lru_cache(maxsize=None)
 def _registry() -> tuple[Rung, ...]:
     lib = load()
@@ -164,7 +207,7 @@ def _registry() -> tuple[Rung, ...]:
                           title=_text(desc.title), lesson=_text(desc.lesson),
                           fp32_accurate=bool(desc.fp32_accurate), source=_text(desc.source),
                           arch=_text(desc.arch), kernel=_text(desc.kernel), tile=_text(desc.tile),
-                          capstone=bool(desc.capstone)))
+                          capstone=bool(desc.capstone), takes=desc.takes))
     return tuple(table)
 
 
@@ -203,3 +246,21 @@ def run(rung_id: int, m: int, n: int, k: int, alpha: float, a: int, lda: int, b:
     status = load().sgemm_ladder_run(rung_id, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream)
     if status != OK:
         raise error(status, f"sgemm_ladder_run(rung {rung_id}, M={m}, N={n}, K={k})")
+
+
+def gemm(rung_id: int, transa: str, transb: str, m: int, n: int, k: int, alpha: float, a: int, lda: int,
+         stride_a: int, b: int, ldb: int, stride_b: int, beta: float, c: int, ldc: int, stride_c: int,
+         bias: int, batch: int, stream: int) -> None:
+    """``sgemm_ladder_gemm``: C = alpha * op(A) op(B) + beta * C (+ bias), ``batch`` products, with
+    device pointers, the stream and a NULL bias as integers (0), trans as "N" or "T".
+    Asynchronous; raises LadderError on a non-zero status (C not written)."""
+    lib = load()
+    if not hasattr(lib, "sgemm_ladder_gemm"):
+        raise LadderError(f"{library_path()} predates sgemm_ladder_gemm (added in {ADDED_LATER['sgemm_ladder_gemm']}"
+                          f", version {version()} here): rebuild it from this checkout for transposed operands, "
+                          f"batches and a bias")
+    status = lib.sgemm_ladder_gemm(rung_id, transa.encode(), transb.encode(), m, n, k, alpha, a, lda, stride_a,
+                                   b, ldb, stride_b, beta, c, ldc, stride_c, bias or None, batch, stream)
+    if status != OK:
+        raise error(status, f"sgemm_ladder_gemm(rung {rung_id}, {transa}{transb}, M={m}, N={n}, K={k}, "
+                            f"batch={batch})")

@@ -6,6 +6,7 @@ One set of files per GPU under bench/results (or $SGEMM_RESULTS_DIR), named by a
   <tag>_<suite>.json  another suite measured on the same GPU (h200_workloads.json): load(tag, suite=)
   <tag>_sass.json     `tools/sass_report.py --all --json`: load_sass(tag)
   <tag>_ncu.csv       `tools/ncu_profile.py --all --csv`: load_ncu(tag)
+  <tag>_model.json    `bench/model/model_bench.py`: load_model(tag); model_gpus() lists them
 
     from sgemm_ladder import results
     for tag in results.gpus():                  # ["h100", "h200"]
@@ -267,6 +268,7 @@ _MAKES = {
     ".json": "written by `sgemm_bench --json` on a GPU",
     "_sass.json": "written by `tools/sass_report.py --all --json`",
     "_ncu.csv": "written by `tools/ncu_profile.py --all --csv`",
+    "_model.json": "written by `bench/model/model_bench.py` on a GPU",
 }
 
 
@@ -428,3 +430,53 @@ def load_ncu(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = 
                 rec[key] = int(rec[key])
         out[rec["rung"]] = rec
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The model benchmark (bench/model/model_bench.py)
+
+MODEL_SUFFIX = "_model.json"
+
+
+@dataclass(frozen=True)
+class ModelResults:
+    """`<tag>_model.json`: a Llama-like model with every Linear on the ladder against the same
+    model on PyTorch. Each list holds the file's rows as dicts (model_bench.py documents their
+    keys): ``phases`` the rows model/prefill, model/decode and model/train (ms, torch_ms,
+    pct_torch with pct_torch_lo and pct_torch_hi, tokens_per_s, ...); ``projections`` each
+    projection's products alone (share of the step, GFLOP/s, intensity, layout); ``overhead``
+    the host overhead per call; ``accuracy`` the logits' and gradients' error against FP64."""
+
+    tag: str
+    path: Path
+    context: dict
+    phases: list
+    projections: list
+    overhead: list
+    accuracy: list
+
+    @property
+    def gpu_name(self) -> str:
+        return str(self.context.get("gpu_name", self.tag))
+
+    def phase(self, name: str) -> dict | None:
+        """The row model/<name> ("prefill", "decode", "train"), or None."""
+        return next((r for r in self.phases if r.get("name") == f"model/{name}"), None)
+
+
+def model_gpus(folder: str | os.PathLike | None = None) -> list[str]:
+    """The GPU tags that have a `<tag>_model.json` in `folder` (default results_dir())."""
+    return gpus(folder, MODEL_SUFFIX)
+
+
+def load_model(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> ModelResults:
+    """The model benchmark's results of one GPU (a tag in `folder`, or a path)."""
+    path = _file(tag_or_path, folder, MODEL_SUFFIX)
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        raise ValueError(f"{path}: not bench/model/model_bench.py output (no 'benchmarks' list)")
+    rows = [r for r in doc["benchmarks"] if isinstance(r, dict) and str(r.get("name", "")).startswith("model/")]
+    return ModelResults(tag=path.name.split("_")[0], path=path, context=dict(doc.get("context", {})), phases=rows,
+                        projections=list(doc.get("projections", [])), overhead=list(doc.get("overhead", [])),
+                        accuracy=list(doc.get("accuracy", [])))

@@ -1,9 +1,10 @@
 """CPU tests of sgemm_ladder.mm's argument checks: layouts, the errors found before any GPU work,
-and the PyTorch operators on meta tensors (shapes only), torch.compile included. No GPU."""
+and the PyTorch operators on meta tensors (shapes only, gradients' shapes too), torch.compile
+included. No GPU. (The plan of each layout and batch: test_sgemm_ladder_plan.py.)"""
 import pytest
 
 import sgemm_ladder
-from sgemm_ladder.gemm import Matrix, check
+from sgemm_ladder.gemm import Matrix, check, check_shapes, result_shape
 
 F32 = 4  # bytes
 
@@ -30,6 +31,23 @@ def test_row_major_and_leading_dimension(shape, strides, row_major, ld):
         assert m.ld == ld
 
 
+@pytest.mark.parametrize("shape, strides, column_major, ld_t", [
+    ((4, 8), (1, 4), True, 4),       # transposed view of a contiguous 8 x 4: read as op = T
+    ((4, 8), (1, 6), True, 6),       # ... of a slice of a wider matrix
+    ((4, 8), (8, 1), False, None),   # row-major
+    ((4, 8), (1, 3), False, None),   # columns overlap
+    ((4, 8), (2, 4), False, None),   # stride-2 rows: copied
+    ((4, 1), (1, 1), True, 4),       # one column: its stride is never used
+    ((2, 3, 4), (12, 1, 3), True, 3),  # a batch of transposed views
+])
+def test_column_major_and_its_leading_dimension(shape, strides, column_major, ld_t):
+    m = matrix(shape, strides)
+    assert m.column_major == column_major
+    if column_major:
+        assert m.ld_t == ld_t
+        assert m.t().row_major and m.t().ld == ld_t  # the same storage, read the other way
+
+
 @pytest.mark.parametrize("shape, strides, distinct", [
     ((4, 8), (8, 1), True), ((4, 8), (1, 4), True), ((4, 8), (16, 2), True),
     ((4, 8), (0, 1), False), ((4, 8), (4, 1), False), ((4, 1), (0, 1), False), ((1, 1), (0, 0), True),
@@ -53,7 +71,7 @@ def chain(m=4, k=8, n=4, **out):
 
 
 @pytest.mark.parametrize("a_kw, b_kw, out_kw, message", [
-    (dict(shape=(4, 8, 1), strides=(8, 1, 1)), {}, {}, "a must be a matrix"),
+    (dict(shape=(4, 8, 1, 1), strides=(8, 1, 1, 1)), {}, {}, r"a must be a matrix \(2-D\) or a batch"),
     (dict(dtype="float64"), {}, {}, "a must be float32, got float64"),
     ({}, dict(dtype="float16"), {}, "b must be float32"),
     ({}, dict(shape=(7, 4)), {}, "shapes do not chain: a is 4x8, b is 7x4"),
@@ -69,6 +87,38 @@ def test_check_finds_each_bad_argument(a_kw, b_kw, out_kw, message):
     b = matrix(**(dict(name="b", shape=b.shape, strides=b.strides, ptr=b.ptr) | b_kw))
     with pytest.raises(sgemm_ladder.LadderArgumentError, match=message):
         check(a, b, out, "auto")
+
+
+def dense(shape, name="m", ptr=1 << 20):
+    """A contiguous operand of `shape`."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= max(1, n)
+    return matrix(tuple(shape), tuple(strides), name, ptr=ptr)
+
+
+@pytest.mark.parametrize("a_shape, b_shape, flags, bias, out_shape, message", [
+    ((4, 8), (4, 7), (False, False), None, None, "shapes do not chain: a is 4x8, b is 4x7"),
+    ((4, 8), (5, 7), (True, False), None, None, "shapes do not chain: aᵀ is 8x4, b is 5x7"),
+    ((2, 4, 8), (7, 8), (False, True), (7,), (2, 4, 7), None),      # x @ wᵀ + bias: chains
+    ((2, 4, 8), (3, 8, 5), (False, False), None, None, "batch sizes differ: a holds 2 matrices, b 3"),
+    ((1, 4, 8), (3, 8, 5), (False, False), None, (3, 4, 5), None),  # a batch of one serves all three
+    ((4, 8), (3, 8, 5), (False, False), None, (3, 4, 5), None),     # so does a matrix
+    ((2, 4, 8), (8, 5), (False, False), None, (4, 5), r"out must be 2x4x5 \(the batch x"),
+    ((4, 8), (8, 5), (False, False), (4,), None, r"bias must hold 5 floats .*got shape \(4,\)"),
+    ((4, 8), (8, 5), (False, False), (1, 5), None, r"bias must be a vector \(1-D\)"),
+])
+def test_check_layouts_batches_and_bias(a_shape, b_shape, flags, bias, out_shape, message):
+    a, b = dense(a_shape, "a", 1 << 20), dense(b_shape, "b", 2 << 20)
+    out = dense(out_shape, "out", 3 << 20) if out_shape else None
+    v = dense(bias, "bias", 4 << 20) if bias else None
+    if message is None:
+        check_shapes(a, b, out, v, *flags)
+        assert result_shape(a, b, *flags) == out_shape
+        return
+    with pytest.raises(sgemm_ladder.LadderArgumentError, match=message):
+        check_shapes(a, b, out, v, *flags)
 
 
 def test_check_resolves_the_rung(rungs):
@@ -140,6 +190,118 @@ def test_fake_implementations_give_shapes(torch_cpu, lib):
     assert sgemm_ladder.mm(a, b, beta=1.0, out=out) is out
     with pytest.raises(sgemm_ladder.LadderArgumentError, match="shapes do not chain"):
         sgemm_ladder.mm(a, torch.empty(4, 7, device="meta"))
+    x, w, bias = torch.empty(2, 5, 3, device="meta"), torch.empty(7, 3, device="meta"), torch.empty(7, device="meta")
+    assert sgemm_ladder.gemm(x, w, bias, transb=True).shape == (2, 5, 7)
+    assert sgemm_ladder.gemm(x, x, transa=True).shape == (2, 3, 3)
+    assert sgemm_ladder.mm(torch.empty(4, 5, 3, device="meta"), b).shape == (4, 5, 7)
+    with pytest.raises(sgemm_ladder.LadderArgumentError, match="bias must hold 7 floats"):
+        sgemm_ladder.gemm(x, w, bias[:6], transb=True)
+
+
+def test_the_operators_schemas(torch_cpu, lib):
+    """Both implementations (C++ and Python) define the schemas of torch_ops.SCHEMAS."""
+    torch = torch_cpu
+    for name, schema in sgemm_ladder.torch_ops.SCHEMAS.items():
+        loaded = getattr(torch.ops.sgemm_ladder, name).default._schema
+        assert str(loaded) == str(torch._C.parse_schema(f"sgemm_ladder::{schema}")), name
+
+
+@pytest.mark.parametrize("transa", [False, True])
+@pytest.mark.parametrize("transb", [False, True])
+@pytest.mark.parametrize("batch_a, batch_b", [(0, 0), (3, 0), (0, 3), (3, 3), (1, 3), (3, 1)])
+def test_gradients_have_the_operands_shapes(torch_cpu, lib, transa, transb, batch_a, batch_b):
+    """The backward pass, on meta tensors: every layout and batch, a matrix against a batch and a
+    batch of one against three included, gives each operand a gradient of its own shape."""
+    torch = torch_cpu
+    m, n, k = 5, 7, 3
+
+    def operand(rows, cols, trans, batch):
+        shape = (cols, rows) if trans else (rows, cols)
+        return torch.empty((batch, *shape) if batch else shape, device="meta", requires_grad=True)
+
+    a, b = operand(m, k, transa, batch_a), operand(k, n, transb, batch_b)
+    bias = torch.empty(n, device="meta", requires_grad=True)
+    c = sgemm_ladder.gemm(a, b, bias, transa=transa, transb=transb, alpha=2.0)
+    assert c.shape == torch.matmul(a.mT if transa else a, b.mT if transb else b).shape
+    c.sum().backward()
+    assert (a.grad.shape, b.grad.shape, bias.grad.shape) == (a.shape, b.shape, bias.shape)
+
+
+def test_mm_is_differentiable(torch_cpu, lib):
+    torch = torch_cpu
+    a = torch.empty(5, 3, device="meta", requires_grad=True)
+    b = torch.empty(3, 7, device="meta", requires_grad=True)
+    sgemm_ladder.mm(a, b, alpha=0.5).sum().backward()
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+
+
+def test_linear_is_a_torch_linear(torch_cpu, lib):
+    """Same parameters, state dict and initialisation as torch.nn.Linear; a torch layer's state dict
+    loads into it and back."""
+    torch = torch_cpu
+    torch.manual_seed(0)
+    ref = torch.nn.Linear(6, 4)
+    torch.manual_seed(0)
+    layer = sgemm_ladder.nn.Linear(6, 4, rung=7)
+    assert isinstance(layer, torch.nn.Linear) and layer.rung == "7" and "rung='7'" in repr(layer)
+    assert layer.state_dict().keys() == ref.state_dict().keys()
+    assert all(torch.equal(layer.state_dict()[k], ref.state_dict()[k]) for k in ref.state_dict())
+    other = torch.nn.Linear(6, 4)
+    layer.load_state_dict(other.state_dict())
+    assert torch.equal(layer.weight, other.weight) and torch.equal(layer.bias, other.bias)
+    ref.load_state_dict(layer.state_dict())
+    assert torch.equal(ref.weight, other.weight)
+    assert sgemm_ladder.nn.Linear(6, 4, bias=False).bias is None
+
+
+@pytest.mark.parametrize("shape", [(6,), (3, 6), (2, 3, 6), (2, 2, 3, 6)])
+def test_linear_takes_any_batch_of_inputs(torch_cpu, lib, shape):
+    torch = torch_cpu
+    layer = sgemm_ladder.nn.Linear(6, 4, device="meta")
+    assert layer(torch.empty(shape, device="meta")).shape == (*shape[:-1], 4)
+
+
+def test_swap_linears_shares_the_parameters(torch_cpu, lib):
+    torch = torch_cpu
+    emb = torch.nn.Embedding(10, 6)
+    head = torch.nn.Linear(6, 10, bias=False)
+    head.weight = emb.weight  # tied, as a language model's head often is
+    model = torch.nn.Sequential(emb, torch.nn.Sequential(torch.nn.Linear(6, 6), torch.nn.ReLU()), head)
+    model.eval()
+    before = {name: p for name, p in model.named_parameters()}
+    keys = model.state_dict().keys()
+    assert sgemm_ladder.nn.swap_linears(model, rung=3) is model
+    swapped = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert len(swapped) == 2 and all(type(m) is sgemm_ladder.nn.Linear and m.rung == "3" for m in swapped)
+    assert {name: p for name, p in model.named_parameters()} == before  # the same Parameter objects
+    assert model[2].weight is model[0].weight and not model[2].training
+    assert model.state_dict().keys() == keys
+    single = torch.nn.Linear(2, 2)
+    assert type(sgemm_ladder.nn.swap_linears(single)) is sgemm_ladder.nn.Linear
+
+
+def test_a_compiled_library_for_another_torch_is_not_loaded(torch_cpu, lib, tmp_path, monkeypatch):
+    """A libsgemm_ladder_torch.so built against another torch, or one that does not load, leaves the
+    Python operators in charge, with a warning that says why."""
+    ops = sgemm_ladder.torch_ops
+    fake = tmp_path / ops.COMPILED_NAME
+    fake.write_bytes(b"not a library")
+    monkeypatch.setenv(ops.COMPILED_ENV, str(fake))
+    monkeypatch.delenv(ops.OPS_ENV, raising=False)
+    (tmp_path / ops.VERSION_NAME).write_text("0.0.1\n")
+    with pytest.warns(RuntimeWarning, match="built against torch 0.0.1, this is torch"):
+        assert ops._load_compiled()[0] is False
+    (tmp_path / ops.VERSION_NAME).write_text(torch_cpu.__version__ + "\n")
+    with pytest.warns(RuntimeWarning, match="does not load"):
+        assert ops._load_compiled()[0] is False
+    monkeypatch.setenv(ops.OPS_ENV, "python")
+    assert ops._load_compiled() == (False, f"${ops.OPS_ENV}=python")
+
+
+def operators(graph_module) -> list[str]:
+    """The functions a traced graph calls, overloads named as their operator ("sgemm_ladder.mm")."""
+    return [str(node.target).removesuffix(".default") for node in graph_module.graph.nodes
+            if node.op == "call_function"]
 
 
 def test_compile_keeps_the_operators_in_one_graph(torch_cpu, lib):
@@ -152,13 +314,29 @@ def test_compile_keeps_the_operators_in_one_graph(torch_cpu, lib):
         graphs.append(graph_module)
         return graph_module.forward
 
-    def f(a, b, c):
+    def f(a, b, c, w, bias):
         d = sgemm_ladder.mm(a, b, alpha=2.0)
         sgemm_ladder.mm(a, b, rung=1, beta=1.0, out=c)
-        return d + c
+        return d + c + sgemm_ladder.gemm(a, w, bias, transb=True)
 
-    a, b, c = (torch.empty(s, device="meta") for s in ((8, 4), (4, 6), (8, 6)))
-    assert torch.compile(f, fullgraph=True, backend=backend)(a, b, c).shape == (8, 6)
+    a, b, c, w, bias = (torch.empty(s, device="meta") for s in ((8, 4), (4, 6), (8, 6), (6, 4), (6,)))
+    assert torch.compile(f, fullgraph=True, backend=backend)(a, b, c, w, bias).shape == (8, 6)
     assert len(graphs) == 1
-    targets = {str(node.target) for node in graphs[0].graph.nodes if node.op == "call_function"}
-    assert {"sgemm_ladder.mm", "sgemm_ladder.mm_out"} <= targets
+    assert {"sgemm_ladder.mm", "sgemm_ladder.mm_out", "sgemm_ladder.gemm"} <= set(operators(graphs[0]))
+
+
+def test_compile_with_dynamic_shapes_keeps_the_operator(torch_cpu, lib):
+    """dynamic=True: the shapes are symbols, and the linear layer's operator stays one node."""
+    torch = torch_cpu
+    graphs = []
+
+    def backend(graph_module, example_inputs):
+        graphs.append(graph_module)
+        return graph_module.forward
+
+    layer = sgemm_ladder.nn.Linear(16, 8, device="meta")
+    compiled = torch.compile(layer, fullgraph=True, dynamic=True, backend=backend)
+    for tokens in (5, 9):
+        assert compiled(torch.empty(2, tokens, 16, device="meta")).shape == (2, tokens, 8)
+    assert len(graphs) == 1  # one graph for both lengths
+    assert operators(graphs[0]).count("sgemm_ladder.gemm") == 1

@@ -38,14 +38,31 @@ def test_cupy_in_cupy_out(cupy, rung, m, n, k):
 
 
 def test_out_alpha_beta_and_layouts(cupy, launches):
-    """A transposed a is copied; out is written in place and returned."""
+    """A transposed a is read in place (op = T); out is written in place and returned."""
     cupy.random.seed(1)
     a, b, c0 = uniform(cupy, 64, 128).T, uniform(cupy, 64, 32), uniform(cupy, 128, 32)
     out = c0.copy()
     assert sgemm_ladder.mm(a, b, rung="auto", alpha=-2.0, beta=0.5, out=out) is out
-    (_, m, n, k, _, _, lda, _, ldb, _, pc, ldc, _), = launches
-    assert (m, n, k, lda, ldb, ldc, pc) == (128, 32, 64, 64, 32, 32, out.data.ptr)
+    (launch,) = launches
+    assert (launch.transa, launch.m, launch.n, launch.k, launch.lda, launch.ldb, launch.ldc) == ("T", 128, 32, 64,
+                                                                                                 128, 32, 32)
+    assert (launch.a, launch.c) == (a.data.ptr, out.data.ptr)
     expect_gemm(cupy, library.find_rung("auto"), out, a, b, c0, -2.0, 0.5)
+
+
+def test_gemm_batches_and_bias(cupy, launches):
+    """sgemm_ladder.gemm on CuPy: x @ w.T + bias over a batch, one launch, the batch folded."""
+    cupy.random.seed(2)
+    x, w, bias = (cupy.random.uniform(-1, 1, s).astype(cupy.float32) for s in ((3, 40, 24), (16, 24), (16,)))
+    y = sgemm_ladder.gemm(x, w, bias, transb=True)
+    assert isinstance(y, cupy.ndarray) and y.shape == (3, 40, 16)
+    (launch,) = launches
+    assert (launch.transa, launch.transb, launch.m, launch.batch, launch.bias) == ("N", "T", 120, 1, bias.data.ptr)
+    cupy.cuda.get_current_stream().synchronize()
+    x64, w64 = x.astype(cupy.float64), w.astype(cupy.float64)
+    ref, scale = x64 @ w64.T + bias, abs(x64) @ abs(w64.T) + abs(bias.astype(cupy.float64))
+    atol = gemm_tolerance(library.find_rung("auto"), 24) * float(scale.max())
+    cupy.testing.assert_allclose(y, ref, rtol=0, atol=atol)
 
 
 def test_runs_on_cupys_current_stream(cupy, launches):
@@ -54,7 +71,7 @@ def test_runs_on_cupys_current_stream(cupy, launches):
     with stream:
         c = sgemm_ladder.mm(a, b, rung="auto")
         expect_gemm(cupy, library.find_rung("auto"), c, a, b)
-    assert launches[0][-1] == stream.ptr != 0
+    assert launches[0].stream == stream.ptr != 0
 
 
 @pytest.mark.parametrize("case, message", [
@@ -64,7 +81,7 @@ def test_runs_on_cupys_current_stream(cupy, launches):
     ("rung", "rung 'no_such_rung': unknown kernel id"),
 ])
 def test_errors_come_before_any_gpu_work(cupy, no_gpu_work, case, message):
-    a = uniform(cupy, 48, 64).T  # 64 x 48 column-major: it would be copied, and must not be
+    a = uniform(cupy, 48, 64).T  # 64 x 48 column-major: read in place (op = T) once the checks pass
     b, kwargs = cupy.ones((48, 32), dtype=cupy.float32), {}
     if case == "dtype":
         b = b.astype(cupy.float64)

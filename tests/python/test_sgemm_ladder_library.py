@@ -19,7 +19,7 @@ def _header_without_comments() -> str:
     return re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
 
 
-C_TYPES = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "float": ctypes.c_float,
+C_TYPES = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "float": ctypes.c_float, "char": ctypes.c_char,
            "const char*": ctypes.c_char_p, "void*": ctypes.c_void_p, "const float*": ctypes.c_void_p,
            "float*": ctypes.c_void_p, "sgemm_ladder_kernel_desc*": ctypes.POINTER(library._KernelDesc)}
 
@@ -37,7 +37,7 @@ def _c_type(declaration: str, named: bool = True):
 def test_signatures_match_the_header():
     prototypes = {m["name"]: m for m in re.finditer(
         r"(?P<result>[\w\s*]+?)\s*\b(?P<name>sgemm_ladder_\w+)\s*\((?P<args>[^)]*)\)\s*;",
-        _header_without_comments())}
+        re.sub(r"^#.*$", "", _header_without_comments(), flags=re.M))}  # without the preprocessor's lines
     assert set(prototypes) == set(library.SIGNATURES)
     for name, (restype, argtypes) in library.SIGNATURES.items():
         proto = prototypes[name]
@@ -58,6 +58,15 @@ def test_status_codes_match_the_header():
     text = _header_without_comments()
     assert re.search(rf"SGEMM_LADDER_OK = {library.OK},", text)
     assert re.search(rf"SGEMM_LADDER_ERR_UNKNOWN_KERNEL = {library.ERR_UNKNOWN_KERNEL},", text)
+    assert re.search(rf"SGEMM_LADDER_ERR_INVALID_TRANS = {library.ERR_INVALID_TRANS},", text)
+    assert re.search(rf"SGEMM_LADDER_ERR_INVALID_BATCH = {library.ERR_INVALID_BATCH}\b", text)
+
+
+@needs_checkout
+def test_takes_bits_match_the_header():
+    text = _header_without_comments()
+    for name in ("LAYOUTS", "BATCH", "BIAS"):
+        assert re.search(rf"#define SGEMM_LADDER_TAKES_{name} {getattr(library, 'TAKES_' + name)}\b", text), name
 
 
 def test_rungs_are_the_registry(lib, rungs):
@@ -87,7 +96,7 @@ def test_rungs_are_immutable_records(rungs):
         rungs[0].slug = "changed"
     assert [f.name for f in dataclasses.fields(sgemm_ladder.Rung)] == [
         "id", "slug", "track", "builds_on", "title", "lesson", "fp32_accurate", "source", "arch",
-        "kernel", "tile", "capstone"]
+        "kernel", "tile", "capstone", "takes"]
     mine = sgemm_ladder.rungs()
     mine.clear()  # a fresh list each call: changing it changes no one else's
     assert sgemm_ladder.rungs() == rungs
@@ -173,6 +182,32 @@ def test_library_errors_read_status_and_detail(lib):
     assert err.reason == lib.sgemm_ladder_status_string(1).decode()
     assert "M=-1" in err.detail and "M=-1" in str(err)
     assert not isinstance(err, ValueError)  # found by the library, not by the Python checks
+
+
+def test_an_older_library_says_to_rebuild_for_the_general_entry(lib):
+    """A library built before sgemm_ladder_gemm loads (rungs, sgemm_ladder_run); the general entry
+    says what to do instead of failing on a missing symbol."""
+    if library.has("sgemm_ladder_gemm"):
+        pytest.skip("this library has the general entry")
+    with pytest.raises(sgemm_ladder.LadderError, match="predates sgemm_ladder_gemm .*rebuild"):
+        library.gemm(0, "N", "N", 1, 1, 1, 1.0, 0, 1, 0, 0, 1, 0, 0.0, 0, 1, 0, 0, 1, 0)
+
+
+def test_general_entry_refusals_read_status_and_detail(lib):
+    """A call the general entry refuses without touching the GPU: a transpose flag of 'X'."""
+    if not library.has("sgemm_ladder_gemm"):
+        pytest.skip("this library predates the general entry")
+    with pytest.raises(sgemm_ladder.LadderError) as caught:
+        library.gemm(0, "X", "N", 1, 1, 1, 1.0, 0, 1, 0, 0, 1, 0, 0.0, 0, 1, 0, 0, 1, 0)
+    assert caught.value.status == library.ERR_INVALID_TRANS
+
+
+def test_refusals_read_back_from_text(lib):
+    """The C++ operators report a refusal as text; error_from_message recovers its status."""
+    reason = lib.sgemm_ladder_status_string(6).decode()
+    err = library.error_from_message(f"sgemm_ladder_gemm(rung 7, NT, M=1, N=2, K=3, batch=1): {reason}: too big")
+    assert (err.status, err.reason, err.detail) == (6, reason, "too big") and not isinstance(err, ValueError)
+    assert library.error_from_message("CUDA out of memory") is None
 
 
 @needs_checkout

@@ -87,24 +87,27 @@ def test_a_wider_row_stride_is_passed_as_is(torch, rungs, launches):
     c_before = c_full.clone()
     a, b, out = a_full[:, :48], b_full[:48, :64], c_full[:, :64]
     sgemm_ladder.mm(a, b, rung="auto", out=out)
-    (_, m, n, k, _, pa, lda, pb, ldb, _, pc, ldc, _), = launches
-    assert (m, n, k) == (64, 64, 48)
-    assert (pa, lda, pb, ldb, pc, ldc) == (a.data_ptr(), 80, b.data_ptr(), 96, out.data_ptr(), 96)
+    (launch,) = launches
+    assert (launch.m, launch.n, launch.k) == (64, 64, 48)
+    assert (launch.a, launch.lda, launch.b, launch.ldb, launch.c, launch.ldc) == (
+        a.data_ptr(), 80, b.data_ptr(), 96, out.data_ptr(), 96)
     expect_gemm(torch, pick(rungs, "auto"), out, a, b)
     assert torch.equal(c_full[:, 64:], c_before[:, 64:])  # the columns beyond out: not written
 
 
-def test_other_layouts_are_copied(torch, rungs, launches):
-    """Column-major operands (transposed views) are read through contiguous copies, and an out in
-    that layout gets the result copied back."""
+def test_transposed_views_are_read_in_place(torch, rungs, launches):
+    """A column-major operand (a transposed view) is read where it is, as op = T; an out in that
+    layout gets the result through a contiguous array."""
     gen = torch.Generator(device="cuda").manual_seed(2)
     a = uniform(torch, 64, 128, gen).t()    # 128 x 64, strides (1, 128)
     b = uniform(torch, 64, 64, gen)
     out = uniform(torch, 64, 128, gen).t()  # 128 x 64, strides (1, 128)
     c0 = out.clone()
     assert sgemm_ladder.mm(a, b, rung="auto", alpha=2.0, beta=1.0, out=out) is out
-    (_, m, n, k, _, _, lda, _, ldb, _, _, ldc, _), = launches
-    assert (m, n, k, lda, ldb, ldc) == (128, 64, 64, 64, 64, 64)  # what the library saw: copies
+    (launch,) = launches
+    assert (launch.transa, launch.transb, launch.m, launch.n, launch.k) == ("T", "N", 128, 64, 64)
+    assert (launch.a, launch.lda, launch.b, launch.ldb, launch.ldc) == (a.data_ptr(), 128, b.data_ptr(), 64, 64)
+    assert launch.c != out.data_ptr()  # a contiguous result, copied into out
     expect_gemm(torch, pick(rungs, "auto"), out, a, b, c0, 2.0, 1.0)
 
 
@@ -114,27 +117,20 @@ def test_runs_on_the_current_stream(torch, rungs, launches):
     stream.wait_stream(torch.cuda.current_stream())  # a and b were made on the default stream
     with torch.cuda.stream(stream):
         c = sgemm_ladder.mm(a, b, rung="auto")
-    assert launches[0][-1] == stream.cuda_stream != torch.cuda.default_stream().cuda_stream
+    assert launches[0].stream == stream.cuda_stream != torch.cuda.default_stream().cuda_stream
     stream.synchronize()
     expect_gemm(torch, pick(rungs, "auto"), c, a, b)
 
 
-def test_runs_on_the_tensors_device(torch, rungs, launches, monkeypatch):
+def test_runs_on_the_tensors_device(torch, rungs, launches):
+    """Tensors on device 1 run there, on device 1's current stream, whatever device is current."""
     if torch.cuda.device_count() < 2:
         pytest.skip("needs two CUDA devices")
-    devices = []
-    spy = library.run  # the launches fixture's
-
-    def record_device(*args):
-        devices.append(torch.cuda.current_device())
-        spy(*args)
-
-    monkeypatch.setattr(library, "run", record_device)
     a, b, _ = (x.to("cuda:1") for x in operands(torch, 64, 64, 64))
     with torch.cuda.device(0):
         c = sgemm_ladder.mm(a, b, rung="auto")
         assert torch.cuda.current_device() == 0
-    assert devices == [1] and c.device == a.device
+    assert launches[0].stream == torch.cuda.current_stream(1).cuda_stream and c.device == a.device
     expect_gemm(torch, pick(rungs, "auto"), c, a, b)
 
 
@@ -200,7 +196,7 @@ def test_other_dlpack_producers_get_their_kind_back(torch, rungs):
 ])
 def test_errors_come_before_any_gpu_work(torch, lib, no_gpu_work, case, message):
     storage = torch.ones(48, 64, device="cuda")
-    a = storage.t()  # 64 x 48 column-major: it would be copied, and must not be
+    a = storage.t()  # 64 x 48 column-major: read in place (op = T) once the checks pass
     b = torch.ones(48, 32, device="cuda")
     kwargs = {}
     if case == "dtype":

@@ -9,9 +9,11 @@ sizes, no ncu profile, a row with custom leading dimensions and a row that faile
 the registry (tools/tests/data/registry_rungs.json): both tracks and the dispatch rung. Timing rows carry today's
 spread (quartiles, interval of % of cuBLAS, clock range). The timing, accuracy and ncu numbers
 are made up; the SASS report is real (tools/sass_report.py on the sm_90 listing kept in
-tools/tests/data; the H100 is sm_90 too). Every context carries a "fixture" key so figures made
-from these files say so.
+tools/tests/data; the H100 is sm_90 too). Both GPUs also have a model benchmark file
+(<gpu>_model.json), its rows made by bench/model/model_bench.py's own row builders from made-up
+times. Every context carries a "fixture" key so figures made from these files say so.
 """
+import json
 import math
 import random
 import sys
@@ -20,7 +22,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 sys.path.insert(0, str(REPO / "tools" / "tests" / "data"))
+sys.path.insert(0, str(REPO / "bench" / "model"))
 import make_fixtures as tools_fixtures  # noqa: E402  (tools/tests/data/make_fixtures.py)
+import model_bench  # noqa: E402  (bench/model/model_bench.py: the model file's rows)
 from make_fixtures import accuracy, context, counters, dump, failed, ncu_profile, row, shape_name  # noqa: E402
 
 U = 2.0**-24
@@ -103,6 +107,63 @@ def ncu_rows(bench):
     return rows
 
 
+def model_fixture(tag, g, rng):
+    """<gpu>_model.json: the three model rows, every projection's products, the overhead and the
+    accuracy rows, from made-up times (the ladder a little ahead in prefill and train, behind in
+    decode)."""
+    def timed(ms, pct):
+        ladder = [ms * rng.uniform(0.98, 1.02) for _ in range(9)]
+        return model_bench.Timed(ladder, [t * pct / 100 * rng.uniform(0.99, 1.01) for t in ladder])
+
+    speed = g["cublas_gflops"] / 51300
+    steps = {"prefill": 32.0 / speed, "decode": 2.4, "train": 110.0 / speed}
+    phases = [model_bench.phase_row("prefill", timed(steps["prefill"], 103), 4, 512),
+              model_bench.phase_row("decode", timed(steps["decode"], 97), 8, 1, cache=512),
+              model_bench.phase_row("train", timed(steps["train"], 102), 4, 512)]
+    tokens = {"prefill": 2048, "decode": 8, "train": 2048}
+    shapes = {"q_proj": (2048, 2048, 4), "k_proj": (2048, 2048, 4), "v_proj": (2048, 2048, 4),
+              "o_proj": (2048, 2048, 4), "gate_proj": (5632, 2048, 4), "up_proj": (5632, 2048, 4),
+              "down_proj": (2048, 5632, 4), "lm_head": (32000, 2048, 1)}
+    projections = []
+    for phase, m in tokens.items():
+        for name, (n, k, calls) in shapes.items():
+            products = {"forward": (m, n, k)}
+            if phase == "train":
+                products.update(backward_input=(m, k, n), backward_weight=(n, k, m))
+            for pass_, (pm, pn, pk) in products.items():
+                rate = g["cublas_gflops"] * (0.9 if pm > 64 else 0.08)
+                ms = 2.0 * pm * pn * pk / (rate * 1e6) + 0.004
+                projections.append(model_bench.projection_row(phase, name, pass_, pm, pn, pk, calls,
+                                                              timed(ms, 101 if pm > 64 else 95), steps[phase],
+                                                              steps[phase] * 1.01, g["peak"], g["bandwidth"]))
+    overhead = [model_bench.overhead_row(m, n, k, {"eager_us": e, "graph_us": gr, "host_us": h},
+                                         {"eager_us": te, "graph_us": gr, "host_us": th})
+                for (m, n, k), e, gr, h, te, th in (((8, 2048, 2048), 14.1, 9.2, 7.8, 13.9, 7.5),
+                                                    ((2048, 2048, 2048), 520.0, 519.0, 7.7, 525.0, 7.4))]
+    accuracy = [{"name": "accuracy/logits", "rel_err": 2.1e-6, "torch_rel_err": 2.3e-6},
+                {"name": "accuracy/grads", "rel_err": 8.4e-6, "torch_rel_err": 9.0e-6,
+                 "worst_parameter": "model.embed_tokens.weight", "torch_worst_parameter": "model.embed_tokens.weight"}]
+    context = {"gpu_name": g["gpu_name"], "gpu": tag, "sm_count": g["sm_count"], "torch_version": "2.11.0+cu130",
+               "transformers_version": "5.17.0", "operators": "c++", "rung": "auto", "rung_slug": SLUGS[30],
+               "sgemm_ladder_git": "fixture", "fp32_peak_gflops": g["peak"], "dram_peak_gbps": g["bandwidth"],
+               "model": {"layers": 4, "hidden": 2048, "intermediate": 5632, "heads": 16, "kv_heads": 16,
+                         "vocab": 32000, "parameters": 336_338_944},
+               "fixture": "synthetic numbers for the notebook tests (notebooks/tests/data/make_fixtures.py), "
+                          "not a measurement"}
+    return model_bench.document(context, phases, projections, overhead, accuracy)
+
+
+def model_dump(doc):
+    """The model file with one row per line (numbers to 6 significant digits) to keep it small."""
+    def short(row):
+        return json.dumps({k: float(f"{v:.6g}") if isinstance(v, float) else v for k, v in row.items()})
+
+    parts = [f'  "{key}": [\n    ' + ",\n    ".join(short(r) for r in doc[key]) + "\n  ]"
+             for key in ("benchmarks", "projections", "overhead", "accuracy")]
+    context = json.dumps(doc["context"], indent=2).replace("\n", "\n  ")
+    return '{\n  "context": ' + context + ",\n" + ",\n".join(parts) + "\n}\n"
+
+
 def main():
     rng = random.Random(20261124)
     sass = tools_fixtures.sass_report_json()
@@ -118,6 +179,7 @@ def main():
         (HERE / f"{tag}_sass.json").write_text(sass)
         if tag == "h200":
             ncu_profile.write_csv(ncu_rows(timing), HERE / f"{tag}_ncu.csv")
+        (HERE / f"{tag}_model.json").write_text(model_dump(model_fixture(tag, g, random.Random(f"{tag}-model"))))
 
 
 if __name__ == "__main__":
