@@ -87,7 +87,8 @@ const std::vector<Rung>& registry() {
   static const std::vector<Rung> table = {
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",
        "the yardstick: cuBLAS SGEMM, FP32 compute, pedantic math, never TF32", "sm_70", "", kFp32,
-       &rung00::tile, &rung00::supports, &rung00::launch},
+       &rung00::tile, &rung00::supports, &rung00::launch, nullptr, !kPacks, !kCapstone,
+       kTakesLayouts | kTakesBatch},
       // ---- the CUDA-core (FFMA) track ----
       {1, "01_naive", kCuda, kNone, "ffma/01_naive.cuh", "Naive: one thread per element of C",
        "one thread per element of C, reading A and B straight from global memory", "sm_70", "sgemm_01_naive", kFp32,

@@ -2,7 +2,8 @@
 // Kernel 00 — cuBLAS baseline (pure FP32): the yardstick                     (not a rung)
 // Every rung is measured against this one in the same process, on the same inputs.
 // WHAT IT IS: cuBLAS SGEMM. cuBLAS is column-major, so the row-major C = A*B is computed as
-//   C^T = B^T * A^T (swap the operands, swap M and N, keep the leading dimensions). Compute
+//   C^T = B^T * A^T (swap the operands, swap M and N, keep the leading dimensions); a transposed
+//   operand is cuBLAS's OP_T, a batch its strided-batched GEMM (the bias comes from the front door). Compute
 //   type CUBLAS_COMPUTE_32F_PEDANTIC and CUBLAS_PEDANTIC_MATH rule out TF32 and other
 //   reduced-precision paths; the call refuses to run when NVIDIA_TF32_OVERRIDE is set to
 //   anything but 0. sgemm::cublas_tf32() (not a rung) is cuBLAS's TF32 tensor-core GEMM with its
@@ -97,11 +98,16 @@ static Status gemm(const GemmArgs& a, cudaStream_t stream, bool tf32) {
   cublasHandle_t h = handle_for_current_device(&st, tf32 ? Math::kTf32 : Math::kPedantic);
   if (!h) return st;
   if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return Status::kCublas;
-  // Row-major C(MxN) = A(MxK) B(KxN)  <=>  column-major C^T(NxM) = B^T(NxK) A^T(KxM).
-  const cublasStatus_t s = cublasGemmEx_64(
-      h, CUBLAS_OP_N, CUBLAS_OP_N, a.N, a.M, a.K, &a.alpha, a.B, CUDA_R_32F, a.ldb, a.A, CUDA_R_32F,
-      a.lda, &a.beta, a.C, CUDA_R_32F, a.ldc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F_PEDANTIC,
-      CUBLAS_GEMM_DEFAULT);
+  // Row-major C(MxN) = A(MxK) B(KxN)  <=>  column-major C^T(NxM) = B^T(NxK) A^T(KxM). A row-major
+  // operand read column-major is its transpose, so a transposed operand ('T') is cuBLAS's OP_T.
+  const cublasOperation_t opB = a.transb ? CUBLAS_OP_T : CUBLAS_OP_N, opA = a.transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasComputeType_t compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F_PEDANTIC;
+  const cublasStatus_t s =
+      a.batch > 1 ? cublasGemmStridedBatchedEx_64(h, opB, opA, a.N, a.M, a.K, &a.alpha, a.B, CUDA_R_32F, a.ldb,
+                                                  a.strideB, a.A, CUDA_R_32F, a.lda, a.strideA, &a.beta, a.C,
+                                                  CUDA_R_32F, a.ldc, a.strideC, a.batch, compute, CUBLAS_GEMM_DEFAULT)
+                  : cublasGemmEx_64(h, opB, opA, a.N, a.M, a.K, &a.alpha, a.B, CUDA_R_32F, a.ldb, a.A, CUDA_R_32F,
+                                    a.lda, &a.beta, a.C, CUDA_R_32F, a.ldc, compute, CUBLAS_GEMM_DEFAULT);
   return cublas_status(s);
 }
 
