@@ -72,7 +72,7 @@ expect_refused() {  # NEEDLE ARGS...
 }
 expect_refused "rungs 1-2 have no tiles" --kernel 1
 expect_refused "no rung 99" --kernel 99
-expect_refused "outside the grid" --kernel 6 --block 5,0
+expect_refused "outside the grid" --kernel 6 --size 256 --block 5,0
 expect_refused "outside rung 6's block" --kernel 6 --thread 256
 expect_refused "needs K >=" --kernel 3 --size 64 --step 2
 expect_refused "unknown argument" --frobnicate
