@@ -23,6 +23,15 @@ struct GemmArgs {
   float beta = 0.0f;
   float* C = nullptr;
   int64_t ldc = 0;
+  bool transa = false, transb = false;      // op(A) = A^T / op(B) = B^T
+  int64_t batch = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;   // elements
+  const float* bias = nullptr;               // N floats, added to every row of C
+  int64_t rowsA() const { return transa ? K : M; }
+  int64_t colsA() const { return transa ? M : K; }
+  int64_t rowsB() const { return transb ? N : K; }
+  int64_t colsB() const { return transb ? K : N; }
+  bool plain() const { return !transa && !transb && batch == 1 && bias == nullptr; }  // NN, batch 1, no bias
 };
 
 enum class Status : int {
@@ -102,7 +111,14 @@ struct Rung {
   // the rung the dispatch rung builds its candidates on, the package's rung when there is no
   // dispatch rung. Exactly one rung carries it (a CPU test checks); nothing else decides it.
   bool capstone = false;
+  // What its launch takes as it is (kTakes* bits); the front door runs the rest through what it has.
+  unsigned takes = 0;
 };
+
+// Rung::takes bits.
+constexpr unsigned kTakesLayouts = 1;  // reads transposed operands in place
+constexpr unsigned kTakesBatch = 2;    // the whole batch in one launch
+constexpr unsigned kTakesBias = 4;     // bias added in its epilogue
 
 // The registry: the baseline and every rung, in track order (ids ascending).
 const std::vector<Rung>& registry();
