@@ -1,8 +1,8 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 16, through the interface
-//   it declares: ffma/16_last_wave_cut.hpp) in four tiles and as split-K, a GEMV of its own and
-//   the library's repack (sgemm::repack, api/pack.cu), and picks per call.
+//   it declares: ffma/16_last_wave_cut.hpp) in four tiles and as split-K, a GEMV of its own
+//   (dispatch/gemv.cuh) and the library's repack (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
@@ -28,6 +28,7 @@
 #include "common/common.cuh"
 #include "common/stream_k.cuh"
 #include "common/launch.cuh"
+#include "dispatch/gemv.cuh"
 #include "dispatch/model.hpp"
 #include "ffma/16_last_wave_cut.hpp"
 #include "tuned/tuned.cuh"
@@ -39,148 +40,6 @@
 #undef SGEMM_DEVICE_ONLY
 
 namespace sgemm::rung30 {
-
-constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
-// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds:
-// more bytes in flight) at 1-4 rows of C where the grid leaves every SM one block at most, whose
-// waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
-// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md).
-constexpr int kGemvRound = 8;
-constexpr int kGemvDeepRound = kGemvChunk;
-constexpr int kGemvDeepMaxRows = 4;
-static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
-              "rounds of whole float4 A reads, a whole number of them a chunk");
-// Columns of C a lane computes, 32 apart (coalesced 128-byte rows, any alignment): two at 9-16
-// rows, where one shared-memory read of A feeds 8 FFMAs, not 4 (fewer rows want warps, more registers).
-template <int MT>
-constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
-// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
-// 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
-template <int MT, int CT>
-constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
-
-// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
-// `steps` unless kFull, zero in a column outside C).
-template <int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, int ldb, int j, int steps,
-                                           const bool (&col_ok)[CT]) {
-#pragma unroll
-  for (int u = 0; u < R; ++u)
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-      v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
-}
-
-// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
-// A's values are staged in sA (one k per lane), loaded beside B's first round; then B is read in
-// rounds of R rows and A as float4 broadcasts: one shared-memory read feeds 4 x CT FFMAs.
-template <int MT, int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
-                                           int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
-  const int lane = threadIdx.x % kWarpSize;
-  float v[CT][R];
-  gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
-  float a[MT];
-#pragma unroll
-  for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
-#pragma unroll
-  for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < kGemvChunk; j += R) {
-    if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<CT, R, kFull>(v, b, ldb, j, steps, col_ok);
-#pragma unroll
-    for (int u = 0; u < R; u += kVecWidth)
-#pragma unroll
-      for (int m = 0; m < MT; ++m) {
-        const float4 a4 = load_f4(&sA[m][j + u]);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-          acc[m][c] += a4.x * v[c][u];
-          acc[m][c] += a4.y * v[c][u + 1];
-          acc[m][c] += a4.z * v[c][u + 2];
-          acc[m][c] += a4.w * v[c][u + 3];
-        }
-      }
-  }
-  __syncwarp();  // the next chunk overwrites sA
-}
-
-// C (M x N, M <= MT) = alpha * A * B + beta * C, CT columns of C a lane, 32 apart. Block (x, y)
-// covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
-// in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
-// with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
-// column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
-// the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
-template <int MT, int CT, int R>
-__global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
-sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-              float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
-  const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
-  bool col_ok[CT];
-#pragma unroll
-  for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
-  const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
-  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
-  const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
-  float(&sA)[MT][kGemvChunk] = sWarp[warp];
-  float acc[MT][CT] = {};
-  for (int kc = k0; kc < k1; kc += kGemvChunk) {
-    const int steps = min(kGemvChunk, k1 - kc);
-    const float* b = B + int64_t(kc) * ldb + col0;
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-    else gemv_chunk<MT, CT, R, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-  }
-  auto warp_sum = [&](int m) {
-    float sum = 0.0f;
-    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
-    return sum;
-  };
-  // The block's sums, a column of each lane's at a time: use(col, m, sum) for this thread's rows m.
-  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
-  auto column_sums = [&](auto&& use) {
-#pragma unroll
-    for (int c = 0; c < CT; ++c) {
-#pragma unroll
-      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
-      __syncthreads();
-      if (col_ok[c])
-        for (int m = warp; m < M; m += warps) use(col0 + c * kWarpSize, m, warp_sum(m));
-      if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
-    }
-  };
-  if (gridDim.y == 1) {
-    column_sums([&](int col, int m, float sum) {
-      float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
-    });
-    return;
-  }
-  // K split over blocks: partials through W, the last block of the column group adds them.
-  column_sums([&](int col, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum); });
-  __threadfence();
-  __syncthreads();
-  __shared__ bool last;
-  if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
-  __syncthreads();
-  if (!last) return;
-  if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
-#pragma unroll
-  for (int c = 0; c < CT; ++c) {
-    if (!col_ok[c]) continue;
-    const int col = col0 + c * kWarpSize;
-    for (int m = warp; m < M; m += warps) {
-      float sum = 0.0f;
-#pragma unroll 8
-      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
-      float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
-    }
-  }
-}
 
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
 // y, column x with the capstone's tile code and stores the raw partial sums (alpha 1, beta 0) as
