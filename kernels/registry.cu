@@ -34,6 +34,7 @@ SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
 SGEMM_DECLARE_RUNG(rung15)
 SGEMM_DECLARE_RUNG(rung16)
+SGEMM_DECLARE_RUNG(rung17)
 SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
@@ -74,13 +75,15 @@ constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Tr
 constexpr int kNone = -1;  // builds on nothing
 constexpr bool kPacks = true;  // the front door may pack unaligned operands (Rung::packs_unaligned)
 constexpr bool kCapstone = true;  // the CUDA-core track's capstone (Rung::capstone)
+constexpr unsigned kTakesAll = kTakesLayouts | kTakesBatch | kTakesBias;  // Rung::takes: every call as it is
 }  // namespace
 
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
 // architecture, the kernel the tools report (text in its name: from rung 6 on, the instance with
 // 128-bit accesses, `<true`), precision, then the functions; then, for rungs whose kernel reads the
-// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); last,
-// on one row, kCapstone (the rung the CUDA-core track leads up to).
+// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); then,
+// on one row, kCapstone (the rung the CUDA-core track leads up to); last, what the launch takes as
+// it is (Rung::takes: transposed operands, a batch, a bias).
 const std::vector<Rung>& registry() {
   static const std::vector<Rung> table = {
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",
@@ -142,8 +145,12 @@ const std::vector<Rung>& registry() {
        "the tile rows of a partly empty last wave are cut along K into two more launches of the unchanged whole-tile "
        "kernel, started early by programmatic dependent launch, and an add; a model of how blocks take slots picks "
        "the cut",
-       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks,
-       kCapstone},
+       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks},
+      {17, "17_any_layout", kCuda, 16, "ffma/17_any_layout.cuh", "Every layout read in place",
+       "transposed operands read where they lie (one contiguous along K through registers, one along M or N by "
+       "cp.async, into the same swizzled tiles), a batch on grid z, the bias in the epilogue",
+       "sm_80", "sgemm_17_any_layout<true, false, true", kFp32, &rung17::tile, &rung17::supports, &rung17::launch,
+       nullptr, kPacks, kCapstone, kTakesAll},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",
@@ -185,7 +192,8 @@ const std::vector<Rung>& registry() {
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
        "of four tile configurations",
-       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice},
+       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
+       false, kTakesAll},
   };
   return table;
 }

@@ -1,5 +1,6 @@
-// The dispatch rung's GEMV kernel (kernels/dispatch/30_auto.cuh launches it; its page explains it):
-// rung 30's own device code beside its file, not a rung.
+// The dispatch rung's GEMV kernels (kernels/dispatch/30_auto.cuh launches them; its page explains
+// them): rung 30's own device code beside its file, not a rung. op(B) = B, read along its rows; and
+// op(B) = B^T (nn.Linear's weight), read along K.
 #pragma once
 
 #include "common/common.cuh"
@@ -38,17 +39,20 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, in
 }
 
 // One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
-// A's values are staged in sA (one k per lane), loaded beside B's first round; then B is read in
-// rounds of R rows and A as float4 broadcasts: one shared-memory read feeds 4 x CT FFMAs.
+// op(A)'s values (element (m, k) at A + m sm + k sk) are staged in sA (one k per lane), loaded beside
+// B's first round; then B is read in rounds of R rows and A as float4 broadcasts: one shared-memory
+// read feeds 4 x CT FFMAs.
 template <int MT, int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
-                                           int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int sm,
+                                           int sk, int M, int kc, int steps, const float* b, int ldb,
+                                           const bool (&col_ok)[CT]) {
   const int lane = threadIdx.x % kWarpSize;
   float v[CT][R];
   gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
   float a[MT];
 #pragma unroll
-  for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
+  for (int m = 0; m < MT; ++m)
+    a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * sm + int64_t(kc + lane) * sk] : 0.0f;
 #pragma unroll
   for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
   __syncwarp();
@@ -73,7 +77,8 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
   __syncwarp();  // the next chunk overwrites sA
 }
 
-// C (M x N, M <= MT) = alpha * A * B + beta * C, CT columns of C a lane, 32 apart. Block (x, y)
+// C (M x N, M <= MT) = alpha * op(A) * B + beta * C (+ bias), CT columns of C a lane, 32 apart
+// (op(A) = A^T: transa, A is K x M). Block (x, y)
 // covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
 // in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
 // with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
@@ -81,8 +86,8 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
 // the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
 template <int MT, int CT, int R>
 __global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
-sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-              float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
+sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
+              float beta, float* C, int ldc, const float* bias, int kPerBlock, float* W, unsigned* tickets) {
   __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
@@ -97,8 +102,9 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
     const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col0;
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-    else gemv_chunk<MT, CT, R, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
+    const int sm = transa ? 1 : lda, sk = transa ? lda : 1;  // op(A)'s element (m, k) at A + m sm + k sk
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
+    else gemv_chunk<MT, CT, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
   }
   auto warp_sum = [&](int m) {
     float sum = 0.0f;
@@ -121,7 +127,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
   if (gridDim.y == 1) {
     column_sums([&](int col, int m, float sum) {
       float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
+      *out = epilogue(alpha, sum, beta, out, bias, col);
     });
     return;
   }
@@ -143,9 +149,76 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const f
 #pragma unroll 8
       for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
       float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
+      *out = epilogue(alpha, sum, beta, out, bias, col);
     }
   }
+}
+
+// ---- op(B) = B^T: B is N x K, each output a dot product along K ----------------------------------
+
+constexpr int kGemvTWarps = 8;  // warps of a block, each its own CT columns of C
+// Columns of C (rows of B) a warp computes: more where op(A) has more rows, so that the L1 reads of
+// op(A)'s rows (MT float4s a lane and k step) stay few beside B's (CT float4s).
+template <int MT>
+constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
+
+// C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. Warp w
+// of block x computes columns n0 .. n0 + CT - 1 (rows of B) for every row of op(A): its lanes walk K
+// four floats at a time (a warp instruction reads 512 contiguous bytes of a row of B, each byte of
+// B once), keep MT x CT partial dot products and add them across the warp with shuffles. op(A)'s
+// rows (element (m, k) at A + m sm + k sk) are read by every warp: from L1. kVec: B's rows, and op(A)'s
+// rows along K (not transposed), 16-byte aligned: 128-bit loads; otherwise single floats.
+template <int MT, int CT, bool kVec>
+__global__ void __launch_bounds__(kGemvTWarps * kWarpSize)
+sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
+                float beta, float* C, int ldc, Batch batch) {
+  const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.y);
+  const int lane = threadIdx.x % kWarpSize;
+  const int n0 = (blockIdx.x * kGemvTWarps + threadIdx.x / kWarpSize) * CT;
+  if (n0 >= N) return;
+  const int sm = transa ? 1 : lda, sk = transa ? lda : 1;
+  auto a4 = [&](int m, int k) {  // op(A)'s row m, k .. k + 3 (zero past K or M)
+    const float* row = g.A + int64_t(m) * sm;
+    if (kVec) return load4_or_zero<true>(row, k, m < M ? K : 0, true);
+    float4 v;
+    v.x = m < M && k < K ? row[int64_t(k) * sk] : 0.0f;
+    v.y = m < M && k + 1 < K ? row[int64_t(k + 1) * sk] : 0.0f;
+    v.z = m < M && k + 2 < K ? row[int64_t(k + 2) * sk] : 0.0f;
+    v.w = m < M && k + 3 < K ? row[int64_t(k + 3) * sk] : 0.0f;
+    return v;
+  };
+  float acc[MT][CT] = {};
+  constexpr int kUnroll = MT * CT <= 16 ? 2 : 1;  // two k steps' loads in flight where registers allow
+#pragma unroll kUnroll
+  for (int k = kVecWidth * lane; k < K; k += kVecWidth * kWarpSize) {
+    float4 b[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+      const float4 a = a4(m, k);
+#pragma unroll
+      for (int c = 0; c < CT; ++c) {
+        acc[m][c] += a.x * b[c].x;
+        acc[m][c] += a.y * b[c].y;
+        acc[m][c] += a.z * b[c].z;
+        acc[m][c] += a.w * b[c].w;
+      }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+      float sum = acc[m][c];
+#pragma unroll
+      for (int off = kWarpSize / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+      const int n = n0 + c;
+      if (lane == (m * CT + c) % kWarpSize && m < M && n < N) {  // every lane holds the sum: one writes it
+        float* out = g.C + int64_t(m) * ldc + n;
+        *out = epilogue(alpha, sum, beta, out, g.bias, n);
+      }
+    }
 }
 
 }  // namespace sgemm::rung30
