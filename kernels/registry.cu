@@ -34,6 +34,7 @@ SGEMM_DECLARE_RUNG(rung13)
 SGEMM_DECLARE_RUNG(rung14)
 SGEMM_DECLARE_RUNG(rung15)
 SGEMM_DECLARE_RUNG(rung16)
+SGEMM_DECLARE_RUNG(rung17)
 SGEMM_DECLARE_RUNG(rung21)
 SGEMM_DECLARE_RUNG(rung22)
 SGEMM_DECLARE_RUNG(rung23)
@@ -74,6 +75,7 @@ constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Tr
 constexpr int kNone = -1;  // builds on nothing
 constexpr bool kPacks = true;  // the front door may pack unaligned operands (Rung::packs_unaligned)
 constexpr bool kCapstone = true;  // the CUDA-core track's capstone (Rung::capstone)
+constexpr unsigned kTakesAll = kTakesLayouts | kTakesBatch | kTakesBias;  // Rung::takes: every call as it is
 }  // namespace
 
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
@@ -145,8 +147,12 @@ const std::vector<Rung>& registry() {
        "the tile rows of a partly empty last wave are cut along K into two more launches of the unchanged whole-tile "
        "kernel, started early by programmatic dependent launch, and an add; a model of how blocks take slots picks "
        "the cut",
-       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks,
-       kCapstone},
+       "sm_80", "sgemm_16_last_wave_cut<true", kFp32, &rung16::tile, &rung16::supports, &rung16::launch, nullptr, kPacks},
+      {17, "17_any_layout", kCuda, 16, "ffma/17_any_layout.cuh", "Every layout read in place",
+       "transposed operands read where they lie (one contiguous along K through registers, one along M or N by "
+       "cp.async, into the same swizzled tiles), a batch on grid z, the bias in the epilogue",
+       "sm_80", "sgemm_17_any_layout<true, false, true", kFp32, &rung17::tile, &rung17::supports, &rung17::launch,
+       nullptr, kPacks, kCapstone, kTakesAll},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",
@@ -195,7 +201,8 @@ const std::vector<Rung>& registry() {
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
        "of four tile configurations",
-       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice},
+       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
+       false, kTakesAll},
   };
   return table;
 }

@@ -37,12 +37,25 @@ struct Gemm {
   float beta;
   float* C;
   int ldc;
-  // The same product over K columns [k0, k0 + len) of A (rows of B) only.
-  __host__ __device__ Gemm k_range(int k0, int len) const {
+  const float* bias = nullptr;  // N floats added to every row of C (rung 17 on), or none
+  // The same product over K columns [k0, k0 + len) of op(A) (rows of op(B)) only. transA: A is
+  // stored K x M (op(A) = A^T, k indexes its rows); transB: B is stored N x K (k its columns).
+  __host__ __device__ Gemm k_range(int k0, int len, bool transA = false, bool transB = false) const {
     Gemm g = *this;
-    g.A += k0;
-    g.B += int64_t(k0) * ldb;
+    g.A += transA ? int64_t(k0) * lda : k0;
+    g.B += transB ? k0 : int64_t(k0) * ldb;
     g.K = len;
+    return g;
+  }
+};
+
+// What a launch adds to the GEMM (rung 17 on): product z of a batch (grid z) reads A + z strideA
+// and B + z strideB and writes C + z strideC; `bias` (or null) is added to every row of each.
+struct Batch {
+  int64_t strideA, strideB, strideC;
+  const float* bias;
+  __device__ Gemm product(Gemm g, int z) const {
+    g.A += z * strideA, g.B += z * strideB, g.C += z * strideC, g.bias = bias;
     return g;
   }
 };
@@ -86,11 +99,19 @@ __device__ __forceinline__ float4 load4_or_zero(const float* row, int col, int n
 __device__ __forceinline__ float epilogue(float alpha, float acc, float beta, const float* c) {
   return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
+// The same, then bias[col] added where there is a bias (non-null).
+__device__ __forceinline__ float epilogue(float alpha, float acc, float beta, const float* c, const float* bias,
+                                          int col) {
+  const float out = epilogue(alpha, acc, beta, c);
+  return bias != nullptr ? out + bias[col] : out;
+}
 
 // Up to four outputs at `c`: one 128-bit store when all four columns exist (`valid` >= 4) and
-// kVec, element-wise for the first `valid` columns otherwise (none when valid <= 0).
+// kVec, element-wise for the first `valid` columns otherwise (none when valid <= 0). withBias: the
+// four columns' bias `b` is added last, alpha * acc + beta * C + b.
 template <bool kVec>
-__device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha, float4 acc, float beta) {
+__device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha, float4 acc, float beta,
+                                                bool withBias = false, float4 b = {}) {
   if (kVec && valid >= kVecWidth) {
     float4 out;
     if (beta == 0.0f) {
@@ -100,13 +121,14 @@ __device__ __forceinline__ void store4_epilogue(float* c, int valid, float alpha
       out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
                         alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
     }
+    if (withBias) out.x += b.x, out.y += b.y, out.z += b.z, out.w += b.w;
     store_f4(c, out);
     return;
   }
-  const float v[kVecWidth] = {acc.x, acc.y, acc.z, acc.w};
+  const float v[kVecWidth] = {acc.x, acc.y, acc.z, acc.w}, bias[kVecWidth] = {b.x, b.y, b.z, b.w};
 #pragma unroll
   for (int i = 0; i < kVecWidth; ++i)
-    if (i < valid) c[i] = epilogue(alpha, v[i], beta, c + i);
+    if (i < valid) c[i] = withBias ? epilogue(alpha, v[i], beta, c + i) + bias[i] : epilogue(alpha, v[i], beta, c + i);
 }
 
 // Two outputs at `c`: one 64-bit store when both columns exist (`valid` >= 2) and kVec (c 8-byte

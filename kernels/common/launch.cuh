@@ -1,8 +1,9 @@
 // Host helpers of the rung launchers that are compiled by nvcc only: the tile text of a
-// pipelined Config.
+// pipelined Config, the kernel instance for a call's access width and layouts.
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "common/common.cuh"
 #include "common/launch.hpp"
@@ -15,6 +16,17 @@ std::string pipelined_tile_text() {
   auto x = [](int a, int b) { return std::to_string(a) + "x" + std::to_string(b); };
   return x(C::BM, C::BN) + "x" + std::to_string(C::BK) + "_" + x(C::WM, C::WN) + "_" + x(C::TM, C::TN) + "_s" +
          std::to_string(C::Stages) + "_u" + std::to_string(C::KU);
+}
+
+// f(vec, transA, transB) with each flag as a std::bool_constant, so that f can name the kernel
+// instance for a call: 128-bit accesses or not, op(A) = A^T or A, op(B) = B^T or B.
+template <class F>
+decltype(auto) by_layout(bool vec, bool transA, bool transB, F&& f) {
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (vec)
+    return transA ? (transB ? f(Y{}, Y{}, Y{}) : f(Y{}, Y{}, N{})) : (transB ? f(Y{}, N{}, Y{}) : f(Y{}, N{}, N{}));
+  return transA ? (transB ? f(N{}, Y{}, Y{}) : f(N{}, Y{}, N{})) : (transB ? f(N{}, N{}, Y{}) : f(N{}, N{}, N{}));
 }
 
 }  // namespace sgemm

@@ -35,6 +35,10 @@ bool fits_int32(const GemmArgs& a, std::string* why);
 bool vec4_ok(const GemmArgs& a, std::string* why);
 // One operand's part of that: rows of pitch `ld` from `p` start on 16-byte boundaries.
 bool rows_aligned(const void* p, int64_t ld);
+// vec4_ok for every product of a batch: the strides keep each product's rows 16-byte aligned too.
+inline bool vec4_ok_batched(const GemmArgs& a) {
+  return vec4_ok(a, nullptr) && (a.batch == 1 || (a.strideA | a.strideB | a.strideC) % 4 == 0);
+}
 
 // The grid fits CUDA's limits (x < 2^31, y and z < 2^16).
 bool grid_ok(int64_t blocks_x, int64_t blocks_y, std::string* why);

@@ -106,10 +106,10 @@ namespace sgemm::stream_k {
 // Launches a plan: the whole tiles on a grid of tile columns x tile rows (blocks past dpTiles
 // return at once), then the stream-K blocks, with a workspace of one partial tile and one flag
 // per stream-K block where tiles are cut. Both kernels take the BLAS arguments, the schedule and
-// the workspace.
-template <class Whole, class Shares>
+// the workspace, then `extra` (rung 17: the batch's strides and the bias).
+template <class Whole, class Shares, class... Extra>
 Status launch(const Plan& p, const Model& m, Whole whole, Shares shares, int threads, int smemBytes,
-              const GemmArgs& a, cudaStream_t stream) {
+              const GemmArgs& a, cudaStream_t stream, Extra... extra) {
   Partials parts{nullptr, nullptr};
   void* ws = nullptr;
   Status s = Status::kOk;
@@ -122,12 +122,12 @@ Status launch(const Plan& p, const Model& m, Whole whole, Shares shares, int thr
   if (s == Status::kOk && p.sched.dpTiles > 0) {
     const dim3 grid(p.sched.tilesN, ceil_div(p.sched.dpTiles, p.sched.tilesN));
     whole<<<grid, threads, smemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
-                                                int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts);
+                                                int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts, extra...);
     s = launch_status();
   }
   if (s == Status::kOk && p.skBlocks > 0) {
     shares<<<p.skBlocks, threads, smemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
-                                                       int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts);
+                                                       int(a.ldb), a.beta, a.C, int(a.ldc), p.sched, parts, extra...);
     s = launch_status();
   }
   if (ws != nullptr)

@@ -1,14 +1,16 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
-// BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 16, through the interface
-//   it declares: ffma/16_last_wave_cut.hpp) in four tiles and as split-K, a GEMV of its own and
-//   the library's repack (sgemm::repack, api/pack.cu), and picks per call.
+// BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 17, through the interface
+//   it declares: ffma/17_any_layout.hpp) in four tiles and as split-K, GEMVs of its own
+//   (dispatch/gemv.cuh) and the library's repack (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
-//   (1) GEMV for M <= 32, B read once, K split over warps and blocks; (2) the capstone's kernel
+//   (1) GEMV for M <= 32, B read once, K split over warps and blocks (op(B) = B^T, M <= 16: a warp
+//   per column, along K); (2) the capstone's kernel
 //   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
 //   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands copied to
-//   16-byte-aligned rows, then the best of (2)-(3) on the copies. None is refused. A cost model
+//   16-byte-aligned rows, then the best of (2)-(3) on the copies. None is refused; every layout,
+//   batch and bias is taken, by the candidates that can (split-K and repack: one product). A cost model
 //   picks one (host C++: kernels/dispatch/model.cpp; its constants: `sgemm_autotune --dispatch`).
 // WHY: the capstone pads M and N to whole 64x256 tiles (at M = 1 it computes 64 rows to use one);
 //   stream-K's fix-up adds a tile's partials one after another; 32-bit accesses and per-slab
@@ -28,184 +30,45 @@
 #include "common/common.cuh"
 #include "common/stream_k.cuh"
 #include "common/launch.cuh"
+#include "common/cut.cuh"
+#include "dispatch/gemv.cuh"
 #include "dispatch/model.hpp"
-#include "ffma/16_last_wave_cut.hpp"
+#include "ffma/17_any_layout.hpp"
 #include "tuned/tuned.cuh"
 
 // The capstone's kernel templates, instantiated here for the other tiles (its launcher stays in
-// rung 16's own translation unit: ffma/16_last_wave_cut.hpp declares what this rung calls).
+// rung 17's own translation unit: ffma/17_any_layout.hpp declares what this rung calls).
 #define SGEMM_DEVICE_ONLY
-#include "ffma/16_last_wave_cut.cuh"
+#include "ffma/17_any_layout.cuh"
 #undef SGEMM_DEVICE_ONLY
 
 namespace sgemm::rung30 {
 
-constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
-// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds:
-// more bytes in flight) at 1-4 rows of C where the grid leaves every SM one block at most, whose
-// waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
-// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md).
-constexpr int kGemvRound = 8;
-constexpr int kGemvDeepRound = kGemvChunk;
-constexpr int kGemvDeepMaxRows = 4;
-static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
-              "rounds of whole float4 A reads, a whole number of them a chunk");
-// Columns of C a lane computes, 32 apart (coalesced 128-byte rows, any alignment): two at 9-16
-// rows, where one shared-memory read of A feeds 8 FFMAs, not 4 (fewer rows want warps, more registers).
-template <int MT>
-constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
-// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
-// 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
-template <int MT, int CT>
-constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
-
-// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
-// `steps` unless kFull, zero in a column outside C).
-template <int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, int ldb, int j, int steps,
-                                           const bool (&col_ok)[CT]) {
-#pragma unroll
-  for (int u = 0; u < R; ++u)
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-      v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
-}
-
-// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
-// A's values are staged in sA (one k per lane), loaded beside B's first round; then B is read in
-// rounds of R rows and A as float4 broadcasts: one shared-memory read feeds 4 x CT FFMAs.
-template <int MT, int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int lda,
-                                           int M, int kc, int steps, const float* b, int ldb, const bool (&col_ok)[CT]) {
-  const int lane = threadIdx.x % kWarpSize;
-  float v[CT][R];
-  gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
-  float a[MT];
-#pragma unroll
-  for (int m = 0; m < MT; ++m) a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * lda + kc + lane] : 0.0f;
-#pragma unroll
-  for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < kGemvChunk; j += R) {
-    if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<CT, R, kFull>(v, b, ldb, j, steps, col_ok);
-#pragma unroll
-    for (int u = 0; u < R; u += kVecWidth)
-#pragma unroll
-      for (int m = 0; m < MT; ++m) {
-        const float4 a4 = load_f4(&sA[m][j + u]);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-          acc[m][c] += a4.x * v[c][u];
-          acc[m][c] += a4.y * v[c][u + 1];
-          acc[m][c] += a4.z * v[c][u + 2];
-          acc[m][c] += a4.w * v[c][u + 3];
-        }
-      }
-  }
-  __syncwarp();  // the next chunk overwrites sA
-}
-
-// C (M x N, M <= MT) = alpha * A * B + beta * C, CT columns of C a lane, 32 apart. Block (x, y)
-// covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
-// in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
-// with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
-// column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
-// the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
-template <int MT, int CT, int R>
-__global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
-sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
-              float* C, int ldc, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
-  const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
-  bool col_ok[CT];
-#pragma unroll
-  for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
-  const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
-  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
-  const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
-  float(&sA)[MT][kGemvChunk] = sWarp[warp];
-  float acc[MT][CT] = {};
-  for (int kc = k0; kc < k1; kc += kGemvChunk) {
-    const int steps = min(kGemvChunk, k1 - kc);
-    const float* b = B + int64_t(kc) * ldb + col0;
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-    else gemv_chunk<MT, CT, R, false>(acc, sA, A, lda, M, kc, steps, b, ldb, col_ok);
-  }
-  auto warp_sum = [&](int m) {
-    float sum = 0.0f;
-    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
-    return sum;
-  };
-  // The block's sums, a column of each lane's at a time: use(col, m, sum) for this thread's rows m.
-  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
-  auto column_sums = [&](auto&& use) {
-#pragma unroll
-    for (int c = 0; c < CT; ++c) {
-#pragma unroll
-      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
-      __syncthreads();
-      if (col_ok[c])
-        for (int m = warp; m < M; m += warps) use(col0 + c * kWarpSize, m, warp_sum(m));
-      if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
-    }
-  };
-  if (gridDim.y == 1) {
-    column_sums([&](int col, int m, float sum) {
-      float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
-    });
-    return;
-  }
-  // K split over blocks: partials through W, the last block of the column group adds them.
-  column_sums([&](int col, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum); });
-  __threadfence();
-  __syncthreads();
-  __shared__ bool last;
-  if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
-  __syncthreads();
-  if (!last) return;
-  if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
-#pragma unroll
-  for (int c = 0; c < CT; ++c) {
-    if (!col_ok[c]) continue;
-    const int col = col0 + c * kWarpSize;
-    for (int m = warp; m < M; m += warps) {
-      float sum = 0.0f;
-#pragma unroll 8
-      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
-      float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out);
-    }
-  }
-}
-
 // Split-K: block (x, y, z) computes slabs [z * slabsPerSplit, (z + 1) * slabsPerSplit) of tile row
 // y, column x with the capstone's tile code and stores the raw partial sums (alpha 1, beta 0) as
 // partial z of W, row-major with row pitch ldw. The reduction below adds the partials.
-template <bool kVec, class Cfg>
+template <bool kVec, bool kTransA, bool kTransB, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_30_split_k(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* W, int ldw,
                  int slabsPerSplit) {
   extern __shared__ __align__(16) float smem[];  // [Stages] x (A slab [BK][BM], B slab [BK][BN])
   const int k0 = int(blockIdx.z) * slabsPerSplit * Cfg::BK;
   const Gemm whole{M, N, K, 1.0f, A, lda, B, ldb, 0.0f, W + int64_t(blockIdx.z) * M * ldw, ldw};
-  const Gemm g = whole.k_range(k0, min(K - k0, slabsPerSplit * Cfg::BK));
+  const Gemm g = whole.k_range(k0, min(K - k0, slabsPerSplit * Cfg::BK), kTransA, kTransB);
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, ceil_div(g.K, Cfg::BK));
   const stream_k::Partials none{nullptr, nullptr};
   if ((blockIdx.y + 1) * Cfg::BM <= M && (blockIdx.x + 1) * Cfg::BN <= N && g.K % Cfg::BK == 0)
-    rung16::compute_tile<kVec, Cfg, false>(smem, g, u, none);
-  else rung16::compute_tile<kVec, Cfg, true>(smem, g, u, none);
+    rung17::compute_tile<kVec, kTransA, kTransB, Cfg, false>(smem, g, u, none);
+  else rung17::compute_tile<kVec, kTransA, kTransB, Cfg, true>(smem, g, u, none);
 }
 
-// C = alpha * (W[0] + ... + W[splits - 1]) + beta * C. Lane x of a block owns four columns; warp y
+// C = alpha * (W[0] + ... + W[splits - 1]) + beta * C (+ bias). Lane x of a block owns four columns; warp y
 // adds partials y, y + Y, ... (Y = blockDim.y, up to 32), so that many are read at once, and warp 0
 // adds the warps' sums in warp order: the same order on every run (bitwise deterministic).
 template <bool kVec>
 __global__ void __launch_bounds__(kWarpSize * kWarpSize)
-sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, float beta, float* C, int ldc) {
+sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, float beta, float* C, int ldc,
+                const float* bias) {
   __shared__ float4 sSum[kWarpSize][kWarpSize];  // [warp][lane]
   const int groupsPerRow = ldw / kVecWidth;
   const int64_t group = int64_t(blockIdx.x) * kWarpSize + threadIdx.x;
@@ -228,15 +91,16 @@ sgemm_30_reduce(int M, int N, int splits, const float* W, int ldw, float alpha, 
     const float4 p = sSum[y][threadIdx.x];
     sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
   }
-  store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta);
+  store4_epilogue<kVec>(C + int64_t(row) * ldc + col, N - col, alpha, sum, beta, bias != nullptr,
+                        load4_or_zero<false>(bias, col, N, bias != nullptr));
 }
 
 using T = tuned::Rung10;  // the capstone's tile
-using Capstone = rung16::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
+using Capstone = rung17::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
 // Other tiles for the capstone's kernels: few rows, few columns, small problems (also split-K's).
-using FewRows = rung16::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
-using FewCols = rung16::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
-using Small = rung16::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
+using FewRows = rung17::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
+using FewCols = rung17::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
+using Small = rung17::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
 template <class Cfg, size_t kC>
 constexpr bool same_tile() {
   return kCandidateList[kC].BM == Cfg::BM && kCandidateList[kC].BN == Cfg::BN && kCandidateList[kC].BK == Cfg::BK;
@@ -244,42 +108,67 @@ constexpr bool same_tile() {
 
 // ---- the capstone's kernel in other tiles, with its stream-K plan --------------------------------
 
-template <bool kVec, class Cfg>
+// Its kernels in tile Cfg for an access width and the operands' layouts.
+template <class Cfg>
+struct Tiles {
+  decltype(&rung17::sgemm_17_any_layout<true, false, false, Cfg>) whole, shares;
+};
+template <class Cfg>
+Tiles<Cfg> tiles_of(bool vec, bool transA, bool transB) {
+  return by_layout(vec, transA, transB, [](auto v, auto ta, auto tb) {
+    return Tiles<Cfg>{rung17::sgemm_17_any_layout<v(), ta(), tb(), Cfg>,
+                      rung17::sgemm_17_any_layout_shares<v(), ta(), tb(), Cfg>};
+  });
+}
+template <class Cfg>
+Status prepare_tiles(const Tiles<Cfg>& t, KernelInfo* info, std::string* why) {
+  const Status s = prepare(t.whole, Cfg::kThreads, Cfg::kSmemBytes, nullptr, why);
+  return s != Status::kOk ? s : prepare(t.shares, Cfg::kThreads, Cfg::kSmemBytes, info, why);
+}
+template <bool kVec, class Cfg>  // NN's, for the model's occupancy (the layouts' share the tile's limits)
 Status prepare_tiles(KernelInfo* info, std::string* why) {
-  const Status s = prepare(rung16::sgemm_16_last_wave_cut<kVec, Cfg>, Cfg::kThreads, Cfg::kSmemBytes, nullptr, why);
-  return s != Status::kOk ? s : prepare(rung16::sgemm_16_last_wave_cut_shares<kVec, Cfg>, Cfg::kThreads, Cfg::kSmemBytes, info, why);
+  return prepare_tiles(tiles_of<Cfg>(kVec, false, false), info, why);
 }
 
+// A batch runs whole tiles, grid z the product (as the capstone's own launch does).
 template <class Cfg>
 Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  const bool vec = vec4_ok(a, nullptr);
+  const Tiles<Cfg> t = tiles_of<Cfg>(vec4_ok_batched(a), a.transa, a.transb);
   KernelInfo info;
-  if (const Status s = vec ? prepare_tiles<true, Cfg>(&info, why) : prepare_tiles<false, Cfg>(&info, why); s != Status::kOk)
-    return s;
-  auto whole = vec ? rung16::sgemm_16_last_wave_cut<true, Cfg> : rung16::sgemm_16_last_wave_cut<false, Cfg>;
-  auto shares = vec ? rung16::sgemm_16_last_wave_cut_shares<true, Cfg> : rung16::sgemm_16_last_wave_cut_shares<false, Cfg>;
-  const stream_k::Model m{Cfg::BM, Cfg::BN, Cfg::BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
+  if (const Status s = prepare_tiles(t, &info, why); s != Status::kOk) return s;
+  const Batch batch{a.strideA, a.strideB, a.strideC, a.bias};
+  if (a.batch > 1) return cut::launch_batch<Cfg>(t.whole, a, batch, stream);
+  const stream_k::Model m{Cfg::BM, Cfg::BN, Cfg::BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
-  return stream_k::launch(p, m, whole, shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream);
+  return stream_k::launch(p, m, t.whole, t.shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream, batch);
 }
 
 // ---- split-K with a parallel reduction ----------------------------------------------------------
 
-template <bool kVec, class Cfg>
+template <bool kVec, class Cfg, bool kTransA = false, bool kTransB = false>
 Status prepare_split_k(KernelInfo* info, std::string* why) {
   const Status s = prepare(sgemm_30_reduce<kVec>, kWarpSize * kWarpSize, 0, nullptr, why);
-  return s != Status::kOk ? s : prepare(sgemm_30_split_k<kVec, Cfg>, Cfg::kThreads, Cfg::kSmemBytes, info, why);
+  auto split = sgemm_30_split_k<kVec, kTransA, kTransB, Cfg>;
+  return s != Status::kOk ? s : prepare(split, Cfg::kThreads, Cfg::kSmemBytes, info, why);
 }
 
 // Split-K as the model splits it (candidate kC's costs; or into at most `splits` parts, the
-// calibration's chosen residencies): the partials into a workspace, then the reduction into C.
+// calibration's chosen residencies): the partials into a workspace, then the reduction into C (and
+// the bias). One product: a batch runs as tiles.
 template <class Cfg, size_t kC>
 Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, std::string* why) {
   static_assert(same_tile<Cfg, kC>(), "the model prices the tile that runs");
+  if (a.batch > 1) return launch_tiles<Cfg>(a, stream, why);
   const bool vec = vec4_ok(a, nullptr);
+  struct Kernels {
+    decltype(&sgemm_30_split_k<true, false, false, Cfg>) split;
+    Status (*prepare)(KernelInfo*, std::string*);
+  };
+  const Kernels kk = by_layout(vec, a.transa, a.transb, [](auto v, auto ta, auto tb) {
+    return Kernels{sgemm_30_split_k<v(), ta(), tb(), Cfg>, prepare_split_k<v(), Cfg, ta(), tb()>};
+  });
   KernelInfo info;
-  if (const Status s = vec ? prepare_split_k<true, Cfg>(&info, why) : prepare_split_k<false, Cfg>(&info, why); s != Status::kOk)
-    return s;
+  if (const Status s = kk.prepare(&info, why); s != Status::kOk) return s;
   const Constants& k = device_constants();
   const Split sp = splits > 0 ? split_into(a, Cfg::BM, Cfg::BN, Cfg::BK, splits, info)
                               : split_of(a, Cfg::BM, Cfg::BN, Cfg::BK, info, k.costs[kC], k.bytesPerNs);
@@ -290,15 +179,14 @@ Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, s
     return launch_tiles<Cfg>(a, stream, why);  // no room for the partials: stream-K needs less
   float* W = static_cast<float*>(ws);
   const dim3 grid(ceil_div(int(a.N), Cfg::BN), ceil_div(int(a.M), Cfg::BM), unsigned(sp.splits));
-  auto split = vec ? sgemm_30_split_k<true, Cfg> : sgemm_30_split_k<false, Cfg>;
-  split<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
+  kk.split<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
                                                           int(a.ldb), W, ldw, sp.slabsPerSplit);
   Status s = launch_status();
   const dim3 block(kWarpSize, unsigned(std::min(sp.splits, kWarpSize)));
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
   auto reduce = vec ? sgemm_30_reduce<true> : sgemm_30_reduce<false>;
   reduce<<<unsigned(ceil_div64(groups, kWarpSize)), block, 0, stream>>>(int(a.M), int(a.N), sp.splits, W, ldw,
-                                                                        a.alpha, a.beta, a.C, int(a.ldc));
+                                                                        a.alpha, a.beta, a.C, int(a.ldc), a.bias);
   s = launch_status_after(s);
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
@@ -326,8 +214,9 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     constexpr int kDeep = MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound;
     const bool deep = int64_t(grid.x) * grid.y <= info.sms;
     auto kernel = deep ? sgemm_30_gemv<MT, CT, kDeep> : sgemm_30_gemv<MT, CT, kGemvRound>;
-    kernel<<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B,
-                                                   int(a.ldb), a.beta, a.C, int(a.ldc), gg.kPerBlock, sc.W, sc.tickets);
+    kernel<<<grid, gg.warps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.transa,
+                                                   a.B, int(a.ldb), a.beta, a.C, int(a.ldc), a.bias, gg.kPerBlock, sc.W,
+                                                   sc.tickets);
     s = launch_status();
   }
   if (sc.ws != nullptr)
@@ -335,11 +224,33 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
   return s;
 }
 
+// op(B) = B^T: a warp per CT columns, product blockIdx.y of a batch (at most 65535 a launch).
+template <int MT>
+Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  constexpr int CT = gemv_t_cols<MT>();
+  const bool vec = !a.transa && vec4_ok_batched(a);
+  auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true> : sgemm_30_gemv_t<MT, CT, false>;
+  if (const Status s = prepare(kernel, kGemvTWarps * kWarpSize, 0, nullptr, why); s != Status::kOk) return s;
+  Status s = Status::kOk;
+  for (int64_t z = 0; z < a.batch && s == Status::kOk; z += 65535) {
+    const dim3 grid(unsigned(ceil_div64(a.N, kGemvTWarps * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
+    kernel<<<grid, kGemvTWarps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A + z * a.strideA,
+        int(a.lda), a.transa, a.B + z * a.strideB, int(a.ldb), a.beta, a.C + z * a.strideC, int(a.ldc),
+        Batch{a.strideA, a.strideB, a.strideC, a.bias});
+    s = launch_status();
+  }
+  return s;
+}
+
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  static_assert(kGemvMaxRows == 32, "the GEMV's row groups are 1, 2, 4, 8, 16 and 32 rows");
+  static_assert(kGemvMaxRows == 32 && kGemvTMaxRows == 16, "the GEMVs' row groups are 1, 2, 4, 8, 16 (and 32) rows");
   constexpr Launch kRows[kGemvGroups] = {&launch_gemv_rows<1>, &launch_gemv_rows<2>, &launch_gemv_rows<4>,
                                          &launch_gemv_rows<8>, &launch_gemv_rows<16>, &launch_gemv_rows<kGemvMaxRows>};
-  return kRows[gemv_group(a.M)](a, stream, why);
+  constexpr Launch kRowsT[kGemvGroups - 1] = {&launch_gemv_t_rows<1>, &launch_gemv_t_rows<2>, &launch_gemv_t_rows<4>,
+                                              &launch_gemv_t_rows<8>, &launch_gemv_t_rows<kGemvTMaxRows>};
+  if (a.transb && a.M > kGemvTMaxRows) return launch_tiles<FewRows>(a, stream, why);  // (the model never asks)
+  if (!a.transb && a.batch > 1) return launch_tiles<FewRows>(a, stream, why);
+  return (a.transb ? kRowsT : kRows)[gemv_group(a.M)](a, stream, why);
 }
 
 // ---- the candidates -----------------------------------------------------------------------------
@@ -353,7 +264,7 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 }
 
 // In the order of the model's candidates (kCandidateList).
-constexpr Launch kLaunches[kCandidates] = {&rung16::launch, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
+constexpr Launch kLaunches[kCandidates] = {&rung17::launch, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
                                            &launch_tiles<Small>, &launch_split_k<Small, kSplitKSmall>,
                                            &launch_split_k<FewRows, kSplitKRows>, &launch_gemv, &launch_repack};
 static_assert(same_tile<Capstone, kCapstone>() && same_tile<FewRows, kFewRows>() && same_tile<FewCols, kFewCols>() &&
@@ -367,10 +278,10 @@ void occupancy_of(Device* d) {
     d->blocks[kSmall][v] = blocks_of(v ? prepare_tiles<true, Small> : prepare_tiles<false, Small>);
     d->blocks[kSplitKSmall][v] = blocks_of(v ? prepare_split_k<true, Small> : prepare_split_k<false, Small>);
     d->blocks[kSplitKRows][v] = blocks_of(v ? prepare_split_k<true, FewRows> : prepare_split_k<false, FewRows>);
-    d->blocks[kCapstone][v] = rung16::min_blocks_per_sm();  // as its launch bounds ask
+    d->blocks[kCapstone][v] = rung17::min_blocks_per_sm();  // as its launch bounds ask
     KernelInfo cut;
     std::string why;
-    d->cutBlocks[v] = rung16::prepare_kernels(v == 1, &cut, &why) == Status::kOk ? cut.blocks_per_sm : 0;
+    d->cutBlocks[v] = rung17::prepare_kernels(v == 1, false, false, &cut, &why) == Status::kOk ? cut.blocks_per_sm : 0;
     if (d->cutBlocks[v] > 0) d->overlap = cut.cc_major >= 9;  // the cut's launches overlap from sm_90 on
   }
 }
@@ -390,7 +301,7 @@ std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", f
                             ", repack to 16-byte rows"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-
-// aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 16.
+// aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 17.
 bool supports(const GemmArgs& a, std::string* why) { return fits_int32(a, why); }
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {

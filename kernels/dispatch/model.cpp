@@ -13,7 +13,7 @@
 #include <mutex>
 
 #include "common/cut_plan.hpp"
-#include "ffma/16_last_wave_cut.hpp"
+#include "ffma/17_any_layout.hpp"
 #include "tuned/dispatch.cuh"
 #include "tuned/tuned.cuh"
 
@@ -120,19 +120,24 @@ GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int 
   return g;
 }
 
+// A general call (GemmArgs::plain() false): every layout is priced as NN (the constants are NN's);
+// a batch multiplies the bytes and runs whole tiles, the GEMV for op(B) = B^T or the tiles (split-K
+// and repack run one plain product).
 Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k) {
   const Candidate& cand = kCandidateList[size_t(c)];
   Terms t;
-  t.minBytes = 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
+  const double products = double(a.batch);
+  t.minBytes = products * 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
   switch (cand.kind) {
     case Kind::kGemv:
-      if (a.M > kGemvMaxRows) return t;
+      if (a.transb ? a.M > kGemvTMaxRows : (a.M > kGemvMaxRows || a.batch > 1)) return t;
       t.gemvBytes = t.minBytes;
       t.gemvGroup = gemv_group(a.M);
-      t.gemvFlops = 2.0 * double(int64_t(1) << t.gemvGroup) * double(a.N) * double(a.K);
+      t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(a.N) * double(a.K);
       t.runs = true;
       return t;
     case Kind::kRepack: {
+      if (!a.plain()) return t;
       const PackPlan r = pack_plan(a);
       if (!r.any()) return t;  // nothing to repack: the direct candidates say it all
       t.inner = int(choose(r.args, true, d, k));
@@ -145,16 +150,22 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     case Kind::kSplitK:
       break;
   }
-  const bool vec = vec4_ok(a, nullptr);
+  const bool vec = vec4_ok_batched(a);
   const KernelInfo info{d.sms, d.blocks[size_t(c)][vec ? 1 : 0], 0};
   if (info.blocks_per_sm <= 0 || !grid_ok(div_up(a.N, cand.BN), div_up(a.M, cand.BM), nullptr)) return t;
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec;
   t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK);
+  if (cand.kind == Kind::kSplitK && a.batch > 1) return t;  // split-K runs one product
   if (cand.kind == Kind::kSplitK)
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
+  if (a.batch > 1) {  // whole tiles of every product, in waves
+    t.slabs = double(div_up(a.batch * div_up(a.M, cand.BM) * div_up(a.N, cand.BN), slots) * div_up(a.K, cand.BK));
+    t.runs = true;
+    return t;
+  }
   if (c == int(kCapstone) && d.cutBlocks[vec ? 1 : 0] > 0) {
-    const cut::Plan cp = rung16::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
+    const cut::Plan cp = rung17::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
     if (cp.cut()) {
       // The capstone cuts the last wave: the cut plan's time, less what it charges every block
       // besides its slabs (the whole-tile terms here charge none).
@@ -163,7 +174,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       return t;
     }
   }
-  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung16::model().slabCost, rung16::model().minSlabsPerUnit};
+  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
     t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
@@ -297,18 +308,20 @@ double predict_ns(int c, const GemmArgs& a, const Constants& k) { return predict
 double predict_ns(int c, const GemmArgs& a) { return predict_ns(c, a, device_constants()); }
 
 // Remembered per device and per everything the model reads (sizes, leading dimensions, which
-// operands are 16-byte aligned, beta == 0): the model evaluates every candidate's plan, host time
-// that a short GEMV must not pay at every call.
+// operands are 16-byte aligned, beta == 0, the layouts, the batch and its strides' alignment): the
+// model evaluates every candidate's plan, host time that a short GEMV must not pay at every call.
 size_t choose(const GemmArgs& a, bool direct_only) {
-  using Key = std::array<int64_t, 9>;
+  using Key = std::array<int64_t, 10>;
   static std::mutex mutex;
   static std::map<Key, size_t> cache;
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return choose(a, direct_only, current_device(), device_constants());
   auto aligned = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) % 16 == 0); };
   const Key key{a.M, a.N, a.K, a.lda, a.ldb, a.ldc,
-                aligned(a.A) | aligned(a.B) << 1 | aligned(a.C) << 2 | int64_t(a.beta == 0) << 3,
-                int64_t(direct_only), int64_t(device)};
+                aligned(a.A) | aligned(a.B) << 1 | aligned(a.C) << 2 | int64_t(a.beta == 0) << 3 |
+                    int64_t(a.transa) << 4 | int64_t(a.transb) << 5 | int64_t(vec4_ok_batched(a)) << 6 |
+                    int64_t(a.plain()) << 7,
+                a.batch, int64_t(direct_only), int64_t(device)};
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;

@@ -40,7 +40,8 @@ inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of t
     {"repack", Kind::kRepack, 0, 0, 0},
 };
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
-constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32
+constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32 (one product)
+constexpr int kGemvTMaxRows = 16;     // and with op(B) = B^T, M <= 16 (any batch)
 
 // What the model knows of the GPU: its SMs, its peaks (the capstone's cut plan prices its add by
 // them), whether launches may overlap (the cut's early launches), and per candidate and access

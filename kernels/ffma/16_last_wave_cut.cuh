@@ -9,7 +9,7 @@
 //   dependent launch: griddepcontrol.launch_dependents at the kernel's start), then an add puts
 //   the workspace into C. A model hands the blocks to slots as the hardware does and picks the
 //   cut slab, or rung 15's stream-K or whole tiles where they are faster
-//   (kernels/common/cut_plan.hpp).
+//   (kernels/common/cut_plan.hpp; the launches: kernels/common/cut.cuh).
 // WHY: rung 15 runs a last wave that is mostly full as a whole wave of whole tiles (4096^3: 1024
 //   tiles on 264 slots, 3.88 waves), because its stream-K shares run each slab slower than the
 //   whole-tile kernel does (the model's slabCost). The cut gives the free slots of the last wave
@@ -293,7 +293,7 @@ sgemm_16_last_wave_cut_shares(int M, int N, int K, float alpha, const float* A, 
 }  // namespace sgemm::rung16
 
 #ifndef SGEMM_DEVICE_ONLY
-#include "common/cut_plan.hpp"
+#include "common/cut.cuh"
 #include "common/launch.cuh"
 #include "ffma/16_last_wave_cut.hpp"
 #include "tuned/tuned.cuh"
@@ -305,13 +305,6 @@ using Tuned = Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages,
 
 // A slab of a stream-K share costs tuned::kStreamKSlabCost whole-tile slabs.
 constexpr stream_k::Model kModel{Tuned::BM, Tuned::BN, Tuned::BK, tuned::kStreamKSlabCost};
-
-// The cut's last step: C += W over M rows of N columns. Rows go to grid rows, columns to threads.
-__global__ void add_workspace(int M, int N, float* C, int ldc, const float* W, int ldw) {
-  for (int row = blockIdx.y; row < M; row += gridDim.y)
-    for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < N; col += gridDim.x * blockDim.x)
-      C[int64_t(row) * ldc + col] += W[int64_t(row) * ldw + col];
-}
 
 std::string tile() { return pipelined_tile_text<Tuned>(); }
 
@@ -355,58 +348,6 @@ Status plan_of(const GemmArgs& a, cut::Plan* p, std::string* why) {
   return Status::kOk;
 }
 
-// One launch of the whole-tile kernel on GEMM `g`, tile rows x tile columns of it. `early`: it may
-// start while the launch before it still runs (programmatic dependent launch).
-template <class Kernel>
-Status launch_part(Kernel kernel, const Gemm& g, int tileRows, int tilesN, bool early, cudaStream_t stream) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(tilesN, tileRows);
-  cfg.blockDim = dim3(Tuned::kThreads);
-  cfg.dynamicSmemBytes = Tuned::kSmemBytes;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = early ? 1 : 0;
-  const stream_k::Schedule sched{tilesN, ceil_div(g.K, Tuned::BK), tilesN * tileRows, 0};
-  return from_cuda(cudaLaunchKernelEx(&cfg, kernel, g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
-                                      sched, stream_k::Partials{nullptr, nullptr}));
-}
-
-// The cut (kernels/common/cut_plan.hpp): the plan's launches of the whole-tile kernel, the ends
-// into a workspace W, then C += W. The add is an ordinary launch: it starts when all before it in
-// the stream, the early launches included, have ended.
-template <class Kernel>
-Status launch_cut(const cut::Plan& p, Kernel whole, const GemmArgs& a, cudaStream_t stream) {
-  const int tilesN = ceil_div(int(a.N), Tuned::BN), m0 = p.wholeRows * Tuned::BM, cutM = int(a.M) - m0;
-  const int ldw = ceil_div(int(a.N), kVecWidth) * kVecWidth;  // W's rows 16-byte aligned
-  void* ws = nullptr;
-  if (const Status s = workspace_alloc(size_t(cutM) * size_t(ldw) * sizeof(float), stream, &ws); s != Status::kOk)
-    return s;
-  float* W = static_cast<float*>(ws);
-  const Gemm all{int(a.M), int(a.N), int(a.K), a.alpha, a.A, int(a.lda), a.B, int(a.ldb), a.beta, a.C, int(a.ldc)};
-  Status s = Status::kOk;
-  bool first = true;
-  for (const cut::Part& part : cut::parts(p, a.M, kModel)) {
-    const int r0 = part.row0 * Tuned::BM, k0 = part.kb * Tuned::BK;
-    Gemm g = all.k_range(k0, std::min(int(a.K), part.ke * Tuned::BK) - k0);
-    g.M = std::min(int(a.M), part.row1 * Tuned::BM) - r0;
-    g.A += int64_t(r0) * g.lda;
-    g.C += int64_t(r0) * g.ldc;
-    if (part.intoWorkspace) g.C = W, g.ldc = ldw, g.beta = 0.0f;
-    if (s == Status::kOk) s = launch_part(whole, g, part.row1 - part.row0, tilesN, !first, stream);
-    first = false;
-  }
-  if (s == Status::kOk) {
-    const dim3 grid(unsigned(ceil_div(int(a.N), 256)), unsigned(std::min(cutM, 1024)));
-    add_workspace<<<grid, 256, 0, stream>>>(cutM, int(a.N), a.C + int64_t(m0) * a.ldc, int(a.ldc), W, ldw);
-    s = launch_status();
-  }
-  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
-  return s;
-}
-
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   // 128-bit accesses where every row of A, B and C is 16-byte aligned, 32-bit ones otherwise.
   const bool vec = vec4_ok(a, nullptr);
@@ -414,7 +355,7 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   auto shares = vec ? sgemm_16_last_wave_cut_shares<true, Tuned> : sgemm_16_last_wave_cut_shares<false, Tuned>;
   cut::Plan p;
   if (const Status s = plan_of(a, &p, why); s != Status::kOk) return s;
-  if (p.cut()) return launch_cut(p, whole, a, stream);
+  if (p.cut()) return cut::launch<Tuned>(p, kModel, whole, a, stream, [](bool) { return std::tuple<>{}; });
   return stream_k::launch(p.streamK, kModel, whole, shares, Tuned::kThreads, Tuned::kSmemBytes, a, stream);
 }
 

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "dispatch/model.hpp"
-#include "ffma/16_last_wave_cut.hpp"
+#include "ffma/17_any_layout.hpp"
 
 namespace {
 
@@ -27,10 +27,10 @@ Device h200() {
   d.sms = 132;
   d.rates = {66908.2e9, 4814.3e9, 132};
   d.overlap = true;
-  const int blocks[kCandidates] = {sgemm::rung16::min_blocks_per_sm(), kFewRowsBlocks, kFewColsBlocks, kSmallBlocks,
+  const int blocks[kCandidates] = {sgemm::rung17::min_blocks_per_sm(), kFewRowsBlocks, kFewColsBlocks, kSmallBlocks,
                                    kSplitKSmallBlocks, kFewRowsBlocks, 0, 0};
   for (size_t c = 0; c < kCandidates; ++c) d.blocks[c][0] = d.blocks[c][1] = blocks[c];
-  d.cutBlocks[0] = d.cutBlocks[1] = sgemm::rung16::min_blocks_per_sm();
+  d.cutBlocks[0] = d.cutBlocks[1] = sgemm::rung17::min_blocks_per_sm();
   return d;
 }
 
@@ -90,6 +90,40 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
   EXPECT_FALSE(model_terms(kRepack, shape(1024, 1024, 1024), d, k).runs);  // nothing to repack
   EXPECT_TRUE(model_terms(kRepack, shape(1023, 1023, 1023), d, k).runs);
   EXPECT_FALSE(model_terms(kFewRows, shape(64, 64, 64), Device{}, k).runs);  // no kernel fits: no tiles
+}
+
+// A general call: op(B) = B^T at decode sizes (nn.Linear's layout) takes the GEMV that reads B
+// along K; a batch, a transposed operand or a bias never goes to a candidate that runs one plain
+// product (split-K, repack), nor a batch to the GEMV of op(B) = B.
+TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
+  const Device d = h200();
+  const Constants k = tuned_constants();
+  auto nt = [](int64_t M, int64_t N, int64_t K) {
+    sgemm::GemmArgs a = shape(M, N, K);
+    a.transb = true, a.ldb = K;
+    return a;
+  };
+  EXPECT_EQ(picked(nt(1, 4096, 4096)), "gemv");
+  EXPECT_EQ(picked(nt(16, 128256, 4096)), "gemv");
+  EXPECT_FALSE(model_terms(kGemv, nt(17, 4096, 4096), d, k).runs);  // op(B) = B^T: M <= 16
+  EXPECT_EQ(picked(nt(8192, 8192, 8192)), "capstone");
+  sgemm::GemmArgs batched = shape(64, 64, 64);
+  batched.batch = 512, batched.strideA = batched.strideB = batched.strideC = 64 * 64;
+  sgemm::GemmArgs biased = shape(3001, 2999, 997);
+  biased.bias = reinterpret_cast<const float*>(uintptr_t{1} << 44);
+  sgemm::GemmArgs ragged_nt = nt(3001, 2999, 997);
+  for (const sgemm::GemmArgs& a : {batched, biased, ragged_nt, nt(64, 64, 65536)}) {
+    for (size_t c : {size_t(kSplitKSmall), size_t(kSplitKRows), size_t(kRepack)})
+      if (a.batch > 1 || c == kRepack) EXPECT_FALSE(model_terms(int(c), a, d, k).runs) << candidate_name(int(c));
+    EXPECT_TRUE(std::isfinite(predict_ns(int(choose(a, false, d, k)), a, d, k)));
+  }
+  EXPECT_FALSE(model_terms(kGemv, [] {
+                 sgemm::GemmArgs a = shape(1, 4096, 4096);
+                 a.batch = 2, a.strideA = 4096, a.strideB = 4096 * 4096, a.strideC = 4096;
+                 return a;
+               }(), d, k).runs);
+  // A batch of whole tiles costs more than one of its products.
+  EXPECT_GT(predict_ns(kSmall, batched, d, k), predict_ns(kSmall, shape(64, 64, 64), d, k));
 }
 
 TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {

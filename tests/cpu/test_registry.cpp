@@ -193,15 +193,26 @@ TEST(Registry, RungFilesSitInTheirTrackAndAgreeWithTheTable) {
 
 TEST(Registry, EveryRungFileIsRegistered) {
   // A rung file without a registry row would be compiled but never run or tested. Rung files are
-  // the .cuh files of a track's folder (kernels/CMakeLists.txt compiles each as a translation
-  // unit); host code beside them (a rung's interface, the dispatch model) is .hpp and .cpp.
+  // the NN_*.cuh files of a track's folder (kernels/CMakeLists.txt compiles each as a translation
+  // unit); host code beside them (a rung's interface, the dispatch model) is .hpp and .cpp, and a
+  // rung's device code in a file of its own (the dispatch rung's GEMVs) is a .cuh without a number
+  // that a rung file of the folder includes.
   std::set<std::string> registered;
   for (const sgemm::Rung& r : sgemm::registry()) registered.insert(r.source);
   int files = 0;
   for (const char* folder : {"baseline", "ffma", "tensor", "dispatch"})
     for (const auto& entry : fs::directory_iterator(kKernels / folder)) {
       if (entry.path().extension() != ".cuh") continue;
-      const std::string name = std::string(folder) + "/" + entry.path().filename().string();
+      const std::string file = entry.path().filename().string(), name = std::string(folder) + "/" + file;
+      if (!std::regex_match(file, std::regex("[0-9]{2}_.*"))) {
+        bool included = false;
+        for (const std::string& rung : registered)
+          included |= rung.rfind(std::string(folder) + "/", 0) == 0 &&
+                      read_file(kKernels / rung).find("#include \"" + name + "\"") != std::string::npos;
+        EXPECT_TRUE(included) << "kernels/" << name
+                              << ": no rung file (NN_*.cuh), and no rung of its folder includes it";
+        continue;
+      }
       ++files;
       EXPECT_TRUE(registered.count(name)) << "kernels/" << name << " is not in the registry";
     }

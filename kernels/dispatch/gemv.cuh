@@ -1,0 +1,224 @@
+// The dispatch rung's GEMV kernels (kernels/dispatch/30_auto.cuh launches them; its page explains
+// them): rung 30's own device code beside its file, not a rung. op(B) = B, read along its rows; and
+// op(B) = B^T (nn.Linear's weight), read along K.
+#pragma once
+
+#include "common/common.cuh"
+
+namespace sgemm::rung30 {
+
+constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages at once (one per lane)
+// Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds:
+// more bytes in flight) at 1-4 rows of C where the grid leaves every SM one block at most, whose
+// waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
+// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md).
+constexpr int kGemvRound = 8;
+constexpr int kGemvDeepRound = kGemvChunk;
+constexpr int kGemvDeepMaxRows = 4;
+static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
+              "rounds of whole float4 A reads, a whole number of them a chunk");
+// Columns of C a lane computes, 32 apart (coalesced 128-byte rows, any alignment): two at 9-16
+// rows, where one shared-memory read of A feeds 8 FFMAs, not 4 (fewer rows want warps, more registers).
+template <int MT>
+constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
+// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
+// 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
+template <int MT, int CT>
+constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
+
+// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
+// `steps` unless kFull, zero in a column outside C).
+template <int CT, int R, bool kFull>
+__device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, int ldb, int j, int steps,
+                                           const bool (&col_ok)[CT]) {
+#pragma unroll
+  for (int u = 0; u < R; ++u)
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+      v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
+}
+
+// One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
+// op(A)'s values (element (m, k) at A + m sm + k sk) are staged in sA (one k per lane), loaded beside
+// B's first round; then B is read in rounds of R rows and A as float4 broadcasts: one shared-memory
+// read feeds 4 x CT FFMAs.
+template <int MT, int CT, int R, bool kFull>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int sm,
+                                           int sk, int M, int kc, int steps, const float* b, int ldb,
+                                           const bool (&col_ok)[CT]) {
+  const int lane = threadIdx.x % kWarpSize;
+  float v[CT][R];
+  gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
+  float a[MT];
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+    a[m] = (m < M && (kFull || lane < steps)) ? A[int64_t(m) * sm + int64_t(kc + lane) * sk] : 0.0f;
+#pragma unroll
+  for (int m = 0; m < MT; ++m) sA[m][lane] = a[m];
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < kGemvChunk; j += R) {
+    if (!kFull && j >= steps) break;
+    if (j > 0) gemv_round<CT, R, kFull>(v, b, ldb, j, steps, col_ok);
+#pragma unroll
+    for (int u = 0; u < R; u += kVecWidth)
+#pragma unroll
+      for (int m = 0; m < MT; ++m) {
+        const float4 a4 = load_f4(&sA[m][j + u]);
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+          acc[m][c] += a4.x * v[c][u];
+          acc[m][c] += a4.y * v[c][u + 1];
+          acc[m][c] += a4.z * v[c][u + 2];
+          acc[m][c] += a4.w * v[c][u + 3];
+        }
+      }
+  }
+  __syncwarp();  // the next chunk overwrites sA
+}
+
+// C (M x N, M <= MT) = alpha * op(A) * B + beta * C (+ bias), CT columns of C a lane, 32 apart
+// (op(A) = A^T: transa, A is K x M). Block (x, y)
+// covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
+// in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
+// with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
+// column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
+// the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
+template <int MT, int CT, int R>
+__global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
+sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
+              float beta, float* C, int ldc, const float* bias, int kPerBlock, float* W, unsigned* tickets) {
+  __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
+  const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
+  bool col_ok[CT];
+#pragma unroll
+  for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
+  const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
+  const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
+  const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
+  float(&sA)[MT][kGemvChunk] = sWarp[warp];
+  float acc[MT][CT] = {};
+  for (int kc = k0; kc < k1; kc += kGemvChunk) {
+    const int steps = min(kGemvChunk, k1 - kc);
+    const float* b = B + int64_t(kc) * ldb + col0;
+    const int sm = transa ? 1 : lda, sk = transa ? lda : 1;  // op(A)'s element (m, k) at A + m sm + k sk
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
+    else gemv_chunk<MT, CT, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
+  }
+  auto warp_sum = [&](int m) {
+    float sum = 0.0f;
+    for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
+    return sum;
+  };
+  // The block's sums, a column of each lane's at a time: use(col, m, sum) for this thread's rows m.
+  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
+  auto column_sums = [&](auto&& use) {
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+#pragma unroll
+      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
+      __syncthreads();
+      if (col_ok[c])
+        for (int m = warp; m < M; m += warps) use(col0 + c * kWarpSize, m, warp_sum(m));
+      if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
+    }
+  };
+  if (gridDim.y == 1) {
+    column_sums([&](int col, int m, float sum) {
+      float* out = C + int64_t(m) * ldc + col;
+      *out = epilogue(alpha, sum, beta, out, bias, col);
+    });
+    return;
+  }
+  // K split over blocks: partials through W, the last block of the column group adds them.
+  column_sums([&](int col, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum); });
+  __threadfence();
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!last) return;
+  if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
+#pragma unroll
+  for (int c = 0; c < CT; ++c) {
+    if (!col_ok[c]) continue;
+    const int col = col0 + c * kWarpSize;
+    for (int m = warp; m < M; m += warps) {
+      float sum = 0.0f;
+#pragma unroll 8
+      for (unsigned y = 0; y < gridDim.y; ++y) sum += __ldcg(W + (int64_t(y) * M + m) * N + col);
+      float* out = C + int64_t(m) * ldc + col;
+      *out = epilogue(alpha, sum, beta, out, bias, col);
+    }
+  }
+}
+
+// ---- op(B) = B^T: B is N x K, each output a dot product along K ----------------------------------
+
+constexpr int kGemvTWarps = 8;  // warps of a block, each its own CT columns of C
+// Columns of C (rows of B) a warp computes: more where op(A) has more rows, so that the L1 reads of
+// op(A)'s rows (MT float4s a lane and k step) stay few beside B's (CT float4s).
+template <int MT>
+constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
+
+// C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. Warp w
+// of block x computes columns n0 .. n0 + CT - 1 (rows of B) for every row of op(A): its lanes walk K
+// four floats at a time (a warp instruction reads 512 contiguous bytes of a row of B, each byte of
+// B once), keep MT x CT partial dot products and add them across the warp with shuffles. op(A)'s
+// rows (element (m, k) at A + m sm + k sk) are read by every warp: from L1. kVec: B's rows, and op(A)'s
+// rows along K (not transposed), 16-byte aligned: 128-bit loads; otherwise single floats.
+template <int MT, int CT, bool kVec>
+__global__ void __launch_bounds__(kGemvTWarps * kWarpSize)
+sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
+                float beta, float* C, int ldc, Batch batch) {
+  const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.y);
+  const int lane = threadIdx.x % kWarpSize;
+  const int n0 = (blockIdx.x * kGemvTWarps + threadIdx.x / kWarpSize) * CT;
+  if (n0 >= N) return;
+  const int sm = transa ? 1 : lda, sk = transa ? lda : 1;
+  auto a4 = [&](int m, int k) {  // op(A)'s row m, k .. k + 3 (zero past K or M)
+    const float* row = g.A + int64_t(m) * sm;
+    if (kVec) return load4_or_zero<true>(row, k, m < M ? K : 0, true);
+    float4 v;
+    v.x = m < M && k < K ? row[int64_t(k) * sk] : 0.0f;
+    v.y = m < M && k + 1 < K ? row[int64_t(k + 1) * sk] : 0.0f;
+    v.z = m < M && k + 2 < K ? row[int64_t(k + 2) * sk] : 0.0f;
+    v.w = m < M && k + 3 < K ? row[int64_t(k + 3) * sk] : 0.0f;
+    return v;
+  };
+  float acc[MT][CT] = {};
+  constexpr int kUnroll = MT * CT <= 16 ? 2 : 1;  // two k steps' loads in flight where registers allow
+#pragma unroll kUnroll
+  for (int k = kVecWidth * lane; k < K; k += kVecWidth * kWarpSize) {
+    float4 b[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+      const float4 a = a4(m, k);
+#pragma unroll
+      for (int c = 0; c < CT; ++c) {
+        acc[m][c] += a.x * b[c].x;
+        acc[m][c] += a.y * b[c].y;
+        acc[m][c] += a.z * b[c].z;
+        acc[m][c] += a.w * b[c].w;
+      }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+      float sum = acc[m][c];
+#pragma unroll
+      for (int off = kWarpSize / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+      const int n = n0 + c;
+      if (lane == (m * CT + c) % kWarpSize && m < M && n < N) {  // every lane holds the sum: one writes it
+        float* out = g.C + int64_t(m) * ldc + n;
+        *out = epilogue(alpha, sum, beta, out, g.bias, n);
+      }
+    }
+}
+
+}  // namespace sgemm::rung30
