@@ -22,9 +22,10 @@
 #
 # How: the script finds the rung's compute line in its file, kernels/<track>/<slug>.cuh, by pattern (rung 3:
 # `acc = dot_slab(sA, sB, acc);`, rungs 4-9: the first `compute_slab<...>(...)` call, rung 10 and
-# later: `outer_product(rA[k % 2], rB[k % 2], rAcc);`), i.e. a line in block_tile where sA/sB, k0 and rAcc are
-# all in scope (with -G nothing is inlined: the locals of a __device__ helper are visible only in
-# its own frame). It fills tools/gdb/walkthrough.gdb with that line and a breakpoint condition on
+# later: `outer_product(rA[k % 2], rB[k % 2], rAcc);`), i.e. a line in block_tile (rung 10 and
+# later: compute_tile) where the shared-memory tiles, the K position and rAcc are all in scope
+# (with -G nothing is inlined: the locals of a __device__ helper are visible only in its own
+# frame). It fills tools/gdb/walkthrough.gdb with that line and a breakpoint condition on
 # blockIdx, threadIdx, the K position and M (sgemm_bench first launches every kernel once at
 # 8x8x8 as a preflight, and runs cuBLAS as rung 0; the condition and the rung's own source line
 # skip both), writes it to <build>/gdb/walkthrough_rungNN.gdb and runs
