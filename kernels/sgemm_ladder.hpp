@@ -130,11 +130,6 @@ struct Rung {
   unsigned takes = 0;
 };
 
-// Rung::takes bits.
-constexpr unsigned kTakesLayouts = 1;  // reads transposed operands in place
-constexpr unsigned kTakesBatch = 2;    // the whole batch in one launch
-constexpr unsigned kTakesBias = 4;     // bias added in its epilogue
-
 // The registry: the baseline and every rung, in track order (ids ascending).
 const std::vector<Rung>& registry();
 // The capstone: the registry's one rung with `capstone` set (null only if the table has none).
