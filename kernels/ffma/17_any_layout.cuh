@@ -7,13 +7,14 @@
 //   tiles: one contiguous along K (A for 'N', B for 'T') is loaded into registers and stored
 //   transposed; one contiguous along M or N (A for 'T', B for 'N') is copied as it lies by
 //   cp.async. B's slab is four times A's, so a K-contiguous B travels in pieces, one per chunk of
-//   KU steps. The B tile takes A's swizzle, so that its transposed stores meet no bank conflict.
+//   KU steps. A transposed B's tile takes A's swizzle, so that its transposed stores meet no bank
+//   conflict; a B copied as it lies keeps rung 16's plain tile and fragment loads.
 //   A batch runs on grid z (product z at A + z strideA, B + z strideB, C + z strideC) and a bias
 //   is added in the epilogue, once per element.
 // WHY: rung 16 reads A and B as row-major only. nn.Linear (y = x W^T) is NT and attention's
 //   scores are batched NT: the front door would first copy each transposed operand, and launch
 //   once per product, and add the bias in a pass of its own.
-// PREDICTION: NN as rung 16 (the B swizzle is an XOR per fragment address). TN: both operands by
+// PREDICTION: NN as rung 16 (the same loop; the epilogue adds the bias and the batch offsets). TN: both operands by
 //   cp.async, no staging registers: as NN. NT and TT: B through registers, kPieceB float4s more
 //   of them, B's LDGSTS become LDG + STS.64; the pieces' loads hide behind one chunk: within 3% of
 //   NN at 4096^3, far ahead of a transposing copy first. Large batches as rung 16 on one product.
@@ -77,6 +78,12 @@ template <int BK>
 __device__ __forceinline__ int swizzle(int k, int m) {
   return m ^ ((k / kVecWidth) * (kWarpSize * kVecWidth / BK));
 }
+// The same where a tile is swizzled (kSwizzled), m itself where it is not: B's tile is swizzled only
+// when its transposed stores need it (B 'T'), so that NN's fragment loads are rung 16's.
+template <bool kSwizzled, int BK>
+__device__ __forceinline__ int column(int k, int m) {
+  return kSwizzled ? swizzle<BK>(k, m) : m;
+}
 
 // The shared-memory buffers of one pipeline stage: both tiles along M or N, XOR-swizzled,
 // whichever way the slab came in.
@@ -128,7 +135,7 @@ __device__ __forceinline__ void store_rows(float (*tile)[W], const float4 (&rSta
 // up to 16 float4s (256 contiguous bytes each); a thread's copies lie in a few rows, kLanes float4s
 // apart: one address per row, the columns constant offsets from it (the swizzle keeps 32-float
 // chunks). kGuard: each 16-byte chunk reads only the bytes inside X and zero-fills the rest.
-template <bool kVec, class Cfg, bool kGuard, int W>
+template <bool kVec, class Cfg, bool kGuard, bool kSwizzled, int W>
 __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int ld, int cols, int K, int c0, int k0) {
   constexpr int kLanes = W / kVecWidth < Cfg::kLanesB ? W / kVecWidth : Cfg::kLanesB;  // along a row
   static_assert(W / kVecWidth % kLanes == 0 && Cfg::kRowsPerWarpB % (kWarpSize / kLanes) == 0,
@@ -140,7 +147,7 @@ __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int
   for (int r = 0; r < Cfg::kRowsPerWarpB; r += kWarpSize / kLanes) {
     const int gRow = k0 + bRow + r;
     const float* src = X + int64_t(gRow) * ld + c0 + bCol;
-    float* dst = &tile[bRow + r][swizzle<Cfg::BK>(bRow + r, bCol)];
+    float* dst = &tile[bRow + r][column<kSwizzled, Cfg::BK>(bRow + r, bCol)];
 #pragma unroll
     for (int c = 0; c < W; c += kLanes * kVecWidth)
       cp_async_16_zfill<kVec>(dst + c, src + c, kGuard ? floats_inside(c0 + bCol + c, cols, gRow < K) : kVecWidth, X);
@@ -149,9 +156,9 @@ __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int
 
 // The register fragments of step k: a lane's TM values of A and TN values of B. quad = k / 4,
 // passed apart so that a k made of a runtime chunk plus a constant still swizzles in one XOR.
-template <class Cfg>
-__device__ __forceinline__ void load_fragment(float (&rA)[Cfg::TM], float (&rB)[Cfg::TN], Stage<Cfg> st, int k, int quad,
-                                              int aBase, int bBase) {
+template <class Cfg, bool kSwizzledB>
+__device__ __forceinline__ void load_fragment(float (&rA)[Cfg::TM], float (&rB)[Cfg::TN], Stage<Cfg> st, int k,
+                                              int quad, int aBase, int bBase) {
 #pragma unroll
   for (int i = 0; i < Cfg::kGroupsM; ++i) {
     const float4 v = load_f4(&st.a[k][swizzle<Cfg::BK>(quad * kVecWidth, aBase + i * (Cfg::WM / Cfg::kGroupsM))]);
@@ -159,7 +166,8 @@ __device__ __forceinline__ void load_fragment(float (&rA)[Cfg::TM], float (&rB)[
   }
 #pragma unroll
   for (int j = 0; j < Cfg::kGroupsN; ++j) {
-    const float4 v = load_f4(&st.b[k][swizzle<Cfg::BK>(quad * kVecWidth, bBase + j * (Cfg::WN / Cfg::kGroupsN))]);
+    const int n = bBase + j * (Cfg::WN / Cfg::kGroupsN);
+    const float4 v = load_f4(&st.b[k][column<kSwizzledB, Cfg::BK>(quad * kVecWidth, n)]);
     rB[j * 4] = v.x, rB[j * 4 + 1] = v.y, rB[j * 4 + 2] = v.z, rB[j * 4 + 3] = v.w;
   }
 }
@@ -199,8 +207,8 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
   auto issue = [&](int slab) {  // the cp.async of one slab (operands contiguous along M or N), one commit group
     const int k0 = slab * Cfg::BK;
-    if (kTransA && slab < kTiles) copy_async<kVec, Cfg, kGuard>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
-    if (!kTransB && slab < kTiles) copy_async<kVec, Cfg, kGuard>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
+    if (kTransA && slab < kTiles) copy_async<kVec, Cfg, kGuard, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
+    if (!kTransB && slab < kTiles) copy_async<kVec, Cfg, kGuard, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // a K-contiguous A: the next slab, on its way from global to shared memory
@@ -225,7 +233,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   cp_async_wait<Cfg::Stages - 1>();
   __syncthreads();
   float rA[2][Cfg::TM], rB[2][Cfg::TN];  // double-buffered register fragments
-  load_fragment<Cfg>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
+  load_fragment<Cfg, kTransB>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
 
   // The k loop runs in chunks of KU steps: only one chunk is unrolled, so the loop body stays
   // small enough for the instruction cache (a whole 32-step slab of 8x16 outer products is 70 KB
@@ -249,13 +257,14 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
         if (kt + 1 < kTiles) store_a(kt + 1);
         cp_async_wait<Cfg::Stages - 2>();
         __syncthreads();
-        if (kt + 1 < kTiles) load_fragment<Cfg>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase, bBase);
+        if (kt + 1 < kTiles)
+          load_fragment<Cfg, kTransB>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase, bBase);
         issue(kt + Cfg::Stages);
         if (kt + 1 < kTiles) {  // (nested as measured: the flat test compiles to another schedule)
           if (kt + 2 < kTiles) fetch_a(kt + 2);
         }
       } else {  // step c*KU + k + 1 of this slab
-        load_fragment<Cfg>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * Cfg::KU + k + 1,
+        load_fragment<Cfg, kTransB>(rA[(k + 1) % 2], rB[(k + 1) % 2], st, c * Cfg::KU + k + 1,
                          c * (Cfg::KU / kVecWidth) + (k + 1) / kVecWidth, aBase, bBase);
       }
       outer_product(rA[k % 2], rB[k % 2], rAcc);
