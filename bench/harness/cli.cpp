@@ -167,15 +167,8 @@ float* placeholder_ptr() { return reinterpret_cast<float*>(uintptr_t{256}); }
 // A hand check: whether a shape is valid for every requested rung depends on the registry's
 // supports(), which CLI11 cannot see when it checks one option.
 void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, float beta) {
-  GemmArgs a{s.M, s.N, s.K, alpha, placeholder_ptr(), s.lda, placeholder_ptr(), s.ldb,
-             beta, placeholder_ptr(), s.ldc};
-  a.transa = s.transa;
-  a.transb = s.transb;
-  a.batch = s.batch;
-  a.strideA = s.strideA;
-  a.strideB = s.strideB;
-  a.strideC = s.strideC;
-  a.bias = s.bias ? placeholder_ptr() : nullptr;
+  float* const p = placeholder_ptr();
+  const GemmArgs a = gemm_args(s, alpha, beta, p, p, p, p);
   std::string detail;
   if (validate(a, &detail) != Status::kOk) throw UsageError(s.str() + ": " + detail);
   // One rotation set and the FP64 reference (value and magnitude) must be countable in bytes too.

@@ -278,18 +278,22 @@ Problem::Problem(const ProblemSpec& spec) : spec_(spec) {
   SGEMM_CUDA(cudaDeviceSynchronize());
 }
 
-GemmArgs Problem::args(int set) const {
-  const Shape& s = spec_.shape;
-  GemmArgs a{s.M, s.N, s.K, spec_.alpha, a_[set].data(), s.lda, b_[set].data(), s.ldb,
-             spec_.beta, c_[set].data(), s.ldc};
+GemmArgs gemm_args(const Shape& s, float alpha, float beta, const float* A, const float* B, float* C,
+                   const float* bias) {
+  GemmArgs a{s.M, s.N, s.K, alpha, A, s.lda, B, s.ldb, beta, C, s.ldc};
   a.transa = s.transa;
   a.transb = s.transb;
   a.batch = s.batch;
   a.strideA = s.strideA;
   a.strideB = s.strideB;
   a.strideC = s.strideC;
-  a.bias = s.bias ? bias_[set].data() : nullptr;
+  a.bias = s.bias ? bias : nullptr;
   return a;
+}
+
+GemmArgs Problem::args(int set) const {
+  return gemm_args(spec_.shape, spec_.alpha, spec_.beta, a_[set].data(), b_[set].data(), c_[set].data(),
+                   spec_.shape.bias ? bias_[set].data() : nullptr);
 }
 
 void Problem::reset_c(int set) {

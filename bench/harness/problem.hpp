@@ -45,6 +45,9 @@ std::string layout_name(const Shape& s);
 // The number of `rows` x `ld` matrices of a batch laid out `stride` apart (0: one for all) span, in
 // rows of ld: (count - 1) * stride / ld + rows.
 int64_t batch_rows(int64_t rows, int64_t ld, int64_t stride, int64_t batch);
+// The arguments of the shape's product on these operands (bias: used when the shape has one).
+GemmArgs gemm_args(const Shape& s, float alpha, float beta, const float* A, const float* B, float* C,
+                   const float* bias);
 
 enum class InputKind {
   kSmallInt,  // integers in [-2, 2]: every FP32 product and sum is exact -> exact comparison
