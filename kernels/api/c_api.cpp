@@ -10,16 +10,20 @@
 
 namespace {
 thread_local std::string g_last_error;
-}
 
-SGEMM_LADDER_EXPORT int sgemm_ladder_run(int kernel_id, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                                         int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
-                                         void* stream) {
-  sgemm::GemmArgs a{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+// Both entries end here: run, and keep the detail of a failure for sgemm_ladder_last_error().
+int run_and_record(int kernel_id, const sgemm::GemmArgs& a, void* stream) {
   std::string detail;
   const sgemm::Status s = sgemm::run(kernel_id, a, static_cast<cudaStream_t>(stream), &detail);
   g_last_error = (s == sgemm::Status::kOk) ? std::string() : detail;
   return static_cast<int>(s);
+}
+}  // namespace
+
+SGEMM_LADDER_EXPORT int sgemm_ladder_run(int kernel_id, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                                         int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                                         void* stream) {
+  return run_and_record(kernel_id, sgemm::GemmArgs{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
 }
 
 namespace {
@@ -51,10 +55,7 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_gemm(int kernel_id, char transa, char trans
   a.strideB = strideB;
   a.strideC = strideC;
   a.bias = bias;
-  std::string detail;
-  const sgemm::Status s = sgemm::run(kernel_id, a, static_cast<cudaStream_t>(stream), &detail);
-  g_last_error = (s == sgemm::Status::kOk) ? std::string() : detail;
-  return static_cast<int>(s);
+  return run_and_record(kernel_id, a, stream);
 }
 
 SGEMM_LADDER_EXPORT const char* sgemm_ladder_status_string(int status) {
