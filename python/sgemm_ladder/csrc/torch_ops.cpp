@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -41,18 +41,35 @@ using c10::string_view;
 // ---------------------------------------------------------------------------------------------
 // Messages: the same text as the Python checks (python/sgemm_ladder/gemm.py).
 
+// Every message is built here, by appending to a std::string, and reaches TORCH_CHECK as one
+// string (which c10 passes on as it is): no iostream is used in this library. On an H200 machine,
+// every failed check whose message c10::str built with std::ostringstream crashed the process
+// inside std::ostream's insertion of a long (pytest at a343939).
+inline void put(std::string& s, const std::string& v) { s += v; }
+inline void put(std::string& s, std::string_view v) { s.append(v.data(), v.size()); }
+inline void put(std::string& s, const char* v) { s += v; }
+inline void put(std::string& s, char v) { s += v; }
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                        !std::is_same_v<T, char>, int> = 0>
+void put(std::string& s, T v) { s += std::to_string(v); }
+
+template <class... Ts>
+std::string cat(const Ts&... parts) {
+  std::string s;
+  (put(s, parts), ...);
+  return s;
+}
+
 std::string py_tuple(c10::IntArrayRef values) {  // Python's repr of a tuple: (4, 8), (4,), ()
-  std::ostringstream s;
-  s << '(';
-  for (size_t i = 0; i < values.size(); ++i) s << (i ? ", " : "") << values[i];
-  s << (values.size() == 1 ? ",)" : ")");
-  return s.str();
+  std::string s = "(";
+  for (size_t i = 0; i < values.size(); ++i) s += cat(i ? ", " : "", values[i]);
+  return s + (values.size() == 1 ? ",)" : ")");
 }
 
 std::string dims_text(const int64_t* sizes, int dim) {  // 4x8, 2x4x8
-  std::ostringstream s;
-  for (int i = 0; i < dim; ++i) s << (i ? "x" : "") << sizes[i];
-  return s.str();
+  std::string s;
+  for (int i = 0; i < dim; ++i) s += cat(i ? "x" : "", sizes[i]);
+  return s;
 }
 
 std::string dtype_name(at::ScalarType t) {  // str(torch.float64) without "torch."
@@ -225,33 +242,34 @@ Plan make_plan(const Operand& a, const Operand& b, const Operand* out, const Ope
 
 void check_shapes(const Tensor& a, const Tensor& b, const Tensor* out, const Tensor* bias, bool ta, bool tb) {
   for (auto [x, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
-    TORCH_CHECK_VALUE(x->dim() == 2 || x->dim() == 3, name,
-                      " must be a matrix (2-D) or a batch of matrices (3-D), got shape ", py_tuple(x->sizes()));
+    TORCH_CHECK_VALUE(x->dim() == 2 || x->dim() == 3, cat(name,
+                      " must be a matrix (2-D) or a batch of matrices (3-D), got shape ", py_tuple(x->sizes())));
   }
   TORCH_CHECK_VALUE(out == nullptr || out->dim() == 2 || out->dim() == 3,
-                    "out must be a matrix (2-D) or a batch of matrices (3-D), got shape ",
-                    py_tuple(out ? out->sizes() : c10::IntArrayRef{}));
-  TORCH_CHECK_VALUE(bias == nullptr || bias->dim() == 1, "bias must be a vector (1-D), got shape ",
-                    py_tuple(bias ? bias->sizes() : c10::IntArrayRef{}));
+                    cat("out must be a matrix (2-D) or a batch of matrices (3-D), got shape ",
+                        py_tuple(out ? out->sizes() : c10::IntArrayRef{})));
+  TORCH_CHECK_VALUE(bias == nullptr || bias->dim() == 1, cat("bias must be a vector (1-D), got shape ",
+                    py_tuple(bias ? bias->sizes() : c10::IntArrayRef{})));
   for (auto [x, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{out, "out"}, std::pair{bias, "bias"}}) {
-    TORCH_CHECK_VALUE(x == nullptr || x->scalar_type() == at::kFloat, name, " must be float32, got ",
-                      dtype_name(x ? x->scalar_type() : at::kFloat));
+    TORCH_CHECK_VALUE(x == nullptr || x->scalar_type() == at::kFloat, cat(name, " must be float32, got ",
+                      dtype_name(x ? x->scalar_type() : at::kFloat)));
   }
   const Operand A = Operand::of(a), B = Operand::of(b), opa = A.op(ta), opb = B.op(tb);
-  TORCH_CHECK_VALUE(opa.cols() == opb.rows(), "shapes do not chain: ", ta ? "aᵀ" : "a", " is ",
-                    dims_text(opa.size, opa.dim), ", ", tb ? "bᵀ" : "b", " is ", dims_text(opb.size, opb.dim));
+  TORCH_CHECK_VALUE(opa.cols() == opb.rows(), cat("shapes do not chain: ", ta ? "aᵀ" : "a", " is ",
+                    dims_text(opa.size, opa.dim), ", ", tb ? "bᵀ" : "b", " is ", dims_text(opb.size, opb.dim)));
   TORCH_CHECK_VALUE(!(A.dim == 3 && B.dim == 3 && A.batch() != B.batch() && A.batch() != 1 && B.batch() != 1),
-                    "batch sizes differ: a holds ", A.batch(), " matrices, b ", B.batch(),
-                    " (they must be equal, or one of them 1, as for torch.matmul)");
+                    cat("batch sizes differ: a holds ", A.batch(), " matrices, b ", B.batch(),
+                        " (they must be equal, or one of them 1, as for torch.matmul)"));
   const std::vector<int64_t> want = result_shape(A, B, ta, tb);
   if (out != nullptr) {
-    TORCH_CHECK_VALUE(out->sizes().vec() == want, "out must be ", dims_text(want.data(), static_cast<int>(want.size())),
+    TORCH_CHECK_VALUE(out->sizes().vec() == want,
+                      cat("out must be ", dims_text(want.data(), static_cast<int>(want.size())),
                       want.size() == 2 ? " (a's rows x b's columns)" : " (the batch x a's rows x b's columns)",
-                      ", got ", py_tuple(out->sizes()));
+                      ", got ", py_tuple(out->sizes())));
   }
-  TORCH_CHECK_VALUE(bias == nullptr || bias->size(0) == want.back(), "bias must hold ", want.back(),
+  TORCH_CHECK_VALUE(bias == nullptr || bias->size(0) == want.back(), cat("bias must hold ", want.back(),
                     " floats (one per column of the result), got shape ",
-                    py_tuple(bias ? bias->sizes() : c10::IntArrayRef{}));
+                    py_tuple(bias ? bias->sizes() : c10::IntArrayRef{})));
 }
 
 bool distinct_elements(const Tensor& t) {  // gemm.Matrix.distinct_elements
@@ -285,28 +303,28 @@ void check_devices(const Tensor& a, const Tensor& b, const Tensor* out, const Te
   bool same = true;
   for (auto [x, name] : all) {
     if (x == nullptr) continue;
-    TORCH_CHECK_VALUE(x->is_cuda(), name, " is on ", x->device().str(), ": sgemm_ladder runs on CUDA devices");
+    TORCH_CHECK_VALUE(x->is_cuda(), cat(name, " is on ", x->device().str(), ": sgemm_ladder runs on CUDA devices"));
     same = same && x->device() == a.device();
   }
   if (!same) {
-    std::ostringstream s;
-    s << "operands on different devices: ";
+    std::string s = "operands on different devices: ";
     bool first = true;
     for (auto [x, name] : all) {
       if (x == nullptr) continue;
-      s << (first ? "" : ", ") << name << " on " << x->device().str();
+      s += cat(first ? "" : ", ", name, " on ", x->device().str());
       first = false;
     }
-    TORCH_CHECK_VALUE(false, s.str());
+    TORCH_CHECK_VALUE(false, s);
   }
   if (out != nullptr) {
-    TORCH_CHECK_VALUE(distinct_elements(*out), "out has elements that share memory (strides ",
-                      py_tuple(out->strides()), ")");
+    TORCH_CHECK_VALUE(distinct_elements(*out), cat("out has elements that share memory (strides ",
+                      py_tuple(out->strides()), ")"));
     const auto [out_lo, out_hi] = byte_range(*out);
     for (auto [x, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{bias, "bias"}}) {
       if (x == nullptr) continue;
       const auto [lo, hi] = byte_range(*x);
-      TORCH_CHECK_VALUE(!(lo < out_hi && out_lo < hi), "out overlaps ", name, " in memory: write the result elsewhere");
+      TORCH_CHECK_VALUE(!(lo < out_hi && out_lo < hi),
+                        cat("out overlaps ", name, " in memory: write the result elsewhere"));
     }
   }
 }
@@ -343,10 +361,10 @@ int resolve_rung(const std::string& rung) {
   for (const auto& d : table) {
     if ((digits && rung.size() < 10 && std::stoi(rung) == d.id) || (!digits && rung == d.slug)) return d.id;
   }
-  std::ostringstream known;
-  for (size_t i = 0; i < table.size(); ++i) known << (i ? ", " : "") << table[i].id << " (" << table[i].slug << ")";
-  TORCH_CHECK_VALUE(false, "rung ", py_repr(rung), ": ", status_text(SGEMM_LADDER_ERR_UNKNOWN_KERNEL),
-                    ": the rungs are ", known.str(), ", or 'auto'");
+  std::string known;
+  for (size_t i = 0; i < table.size(); ++i) known += cat(i ? ", " : "", table[i].id, " (", table[i].slug, ")");
+  TORCH_CHECK_VALUE(false, cat("rung ", py_repr(rung), ": ", status_text(SGEMM_LADDER_ERR_UNKNOWN_KERNEL),
+                    ": the rungs are ", known, ", or 'auto'"));
   return -1;
 }
 
@@ -438,8 +456,8 @@ void run(const Tensor& a_in, const Tensor& b_in, const std::optional<Tensor>& bi
     if (status != SGEMM_LADDER_OK) {
       const char* detail = sgemm_ladder_last_error();
       const std::string why = detail && *detail ? std::string(": ") + detail : std::string();
-      TORCH_CHECK(false, "sgemm_ladder_gemm(rung ", id, ", ", p.transa, p.transb, ", M=", p.m, ", N=", p.n, ", K=",
-                  p.k, ", batch=", p.batch, "): ", status_text(status), why);
+      TORCH_CHECK(false, cat("sgemm_ladder_gemm(rung ", id, ", ", p.transa, p.transb, ", M=", p.m, ", N=", p.n, ", K=",
+                  p.k, ", batch=", p.batch, "): ", status_text(status), why));
     }
   }
   if (!p.out_direct) result->copy_(target);
