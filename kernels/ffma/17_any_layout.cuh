@@ -56,7 +56,8 @@ struct Config {
   static constexpr int kGroupsM = TM / kVecWidth;        // a lane's rows: groups of 4, WM/kGroupsM apart
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
-  static constexpr int kSmemBytes = Stages * kStageFloats * int(sizeof(float));
+  static constexpr int kStagedFloats = BK * BN;          // a K-contiguous B's next slab, as each thread copied it
+  static constexpr int kSmemBytes = (Stages * kStageFloats + kStagedFloats) * int(sizeof(float));
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tiles must tile the warp tile exactly");
   static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
@@ -69,6 +70,7 @@ struct Config {
   static_assert(BM % kWarpSize == 0 && BN % kWarpSize == 0 && BK <= kWarpSize,
                 "the swizzle permutes within 32-float chunks of a row");
   static_assert(Stages >= 2, "a pipeline needs at least two stages");
+  static_assert(kLoadsB * kThreads * kVecWidth == kStagedFloats, "the staging area holds one slab of B");
   static_assert(KU % kVecWidth == 0 && BK % KU == 0, "the k loop is unrolled in whole quads that divide the slab");
 };
 
@@ -99,6 +101,10 @@ __device__ __forceinline__ Stage<Cfg> stage_at(float* smem, int s) {
   return {reinterpret_cast<float (*)[Cfg::BM]>(base), reinterpret_cast<float (*)[Cfg::BN]>(base + Cfg::BK * Cfg::BM)};
 }
 
+// Keeps the compiler from moving memory accesses across this point: cp.async and its waits are asm
+// that it does not see touch memory.
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
+
 // An operand contiguous along K (A for 'N', B for 'T'; `rows`: M or N), rows r0.. from column k0
 // into registers (128-bit loads). kGuard: check bounds, fill zeros. A thread's rows come in pairs
 // (2p, 2p+1, then the pair 2 * kRowsA below), so that store_rows can write each k's two side by side.
@@ -112,6 +118,21 @@ __device__ __forceinline__ void load_rows(float4 (&rStage)[kLoads], const float*
     const float* src = X + int64_t(gRow) * ld;
     rStage[i] = kGuard ? load4_or_zero<kVec>(src, k0 + aCol, K, gRow < rows)
                        : load4<kVec>(src + k0 + aCol);
+  }
+}
+
+// The same rows copied by cp.async into this thread's slots of a staging area [kLoads][kThreads]
+// (float4s), where only this thread reads them back (no barrier between): a warp's copies and its
+// reads are 512 contiguous bytes, no bank conflict. kGuard: zero-filled outside X.
+template <bool kVec, class Cfg, bool kGuard, int kLoads>
+__device__ __forceinline__ void copy_rows(float4* staged, const float* X, int ld, int rows, int K, int r0, int k0) {
+  const int aRow = threadIdx.x / Cfg::kVecA, aCol = threadIdx.x % Cfg::kVecA * kVecWidth;
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    const int gRow = r0 + 2 * aRow + i % 2 + i / 2 * 2 * Cfg::kRowsA;
+    const float* src = X + int64_t(gRow) * ld + k0 + aCol;
+    cp_async_16_zfill<kVec>(staged + i * Cfg::kThreads + threadIdx.x, src,
+                            kGuard ? floats_inside(k0 + aCol, K, gRow < rows) : kVecWidth, X);
   }
 }
 
@@ -164,10 +185,17 @@ __device__ __forceinline__ void load_fragment(float (&rA)[Cfg::TM], float (&rB)[
     const float4 v = load_f4(&st.a[k][swizzle<Cfg::BK>(quad * kVecWidth, aBase + i * (Cfg::WM / Cfg::kGroupsM))]);
     rA[i * 4] = v.x, rA[i * 4 + 1] = v.y, rA[i * 4 + 2] = v.z, rA[i * 4 + 3] = v.w;
   }
+  // Where a lane's column groups lie whole 32-float chunks apart (the swizzle permutes within a
+  // chunk), a swizzled tile needs one swizzled column per step, the groups constant offsets from it.
+  // XOR each group's column instead, and ptxas spends a dozen registers on addresses and lays out
+  // the accumulators with 3x the register-bank conflicts (288 FFMAs of 1024 in NT's loop, not 93).
+  constexpr int kStepN = Cfg::WN / Cfg::kGroupsN;
+  constexpr bool kOneXor = kSwizzledB && kStepN % kWarpSize == 0;
+  const float* row = &st.b[k][column<kSwizzledB, Cfg::BK>(quad * kVecWidth, bBase)];
 #pragma unroll
   for (int j = 0; j < Cfg::kGroupsN; ++j) {
-    const int n = bBase + j * (Cfg::WN / Cfg::kGroupsN);
-    const float4 v = load_f4(&st.b[k][column<kSwizzledB, Cfg::BK>(quad * kVecWidth, n)]);
+    const int n = bBase + j * kStepN;
+    const float4 v = load_f4(kOneXor ? row + j * kStepN : &st.b[k][column<kSwizzledB, Cfg::BK>(quad * kVecWidth, n)]);
     rB[j * 4] = v.x, rB[j * 4 + 1] = v.y, rB[j * 4 + 2] = v.z, rB[j * 4 + 3] = v.w;
   }
 }
@@ -216,21 +244,41 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     if (!kTransA) load_rows<kVec, Cfg, kGuard>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
   };
   auto store_a = [&](int slab) { if (!kTransA) store_rows<Cfg>(stage(slab).a, rStage, 0); };
-  float4 rPiece[Cfg::kPieceB];  // a K-contiguous B: piece p of the next slab, loaded and stored in chunk p
+  // A K-contiguous B goes through registers a piece at a time (rPiece). Slab 0's pieces are loaded
+  // from global memory in the prologue; every later slab's are copied by cp.async a slab ahead
+  // into this thread's slots of the staging area (one commit group a piece), and read back from
+  // there in the chunk that stores them (whose copies for the slab after then reuse the slots).
+  static_assert(!kTransB || Cfg::Stages == 2, "the staged pieces' wait counts assume two stages");
+  constexpr int kPendingB = kTransB ? Cfg::kPiecesB : 0;  // piece groups committed after a slab's issue
+  float4 rPiece[Cfg::kPieceB];
+  float4* staged = reinterpret_cast<float4*>(smem + Cfg::Stages * Cfg::kStageFloats);
   auto fetch_b = [&](int slab, int p) {
     load_rows<kVec, Cfg, kGuard>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+  };
+  auto copy_b = [&](int slab, int p) {  // piece p of `slab` into the staging slots, one commit group
+    if (slab < kTiles)
+      copy_rows<kVec, Cfg, kGuard, Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
+                                                  n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    cp_async_commit();  // empty past the last slab: the wait counts stay uniform
+  };
+  auto unstage_b = [&](int p) {
+#pragma unroll
+    for (int i = 0; i < Cfg::kPieceB; ++i) rPiece[i] = staged[(p * Cfg::kPieceB + i) * Cfg::kThreads + threadIdx.x];
   };
   auto store_b = [&](int slab, int p) { store_rows<Cfg>(stage(slab).b, rPiece, p * Cfg::kPieceRows); };
 
   // Prologue: the copies of slabs 0 .. Stages-1 in flight (one more than before: the next is issued
   // at the slab-end barrier), a K-contiguous B's slab 0 stored piece by piece, A slab 0 stored, A
   // slab 1 in flight.
-  for (int s = 0; s < Cfg::Stages; ++s) issue(s);
+  // Commit order: slab 0's copies, slab 1's staged pieces, then slab 1's copies, as in the loop.
+  issue(0);
   for (int p = 0; kTransB && p < Cfg::kPiecesB; ++p) fetch_b(0, p), store_b(0, p);
+  for (int p = 0; kTransB && p < Cfg::kPiecesB; ++p) copy_b(1, p);
+  for (int s = 1; s < Cfg::Stages; ++s) issue(s);
   fetch_a(0);
   store_a(0);
   if (kTiles > 1) fetch_a(1);
-  cp_async_wait<Cfg::Stages - 1>();
+  cp_async_wait<Cfg::Stages - 1 + kPendingB>();
   __syncthreads();
   float rA[2][Cfg::TM], rB[2][Cfg::TN];  // double-buffered register fragments
   load_fragment<Cfg, kTransB>(rA[0], rB[0], stage(0), 0, 0, aBase, bBase);
@@ -243,19 +291,29 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {
     const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
     const Stage<Cfg> st = stage(kt);
-    // A K-contiguous B: piece c of slab kt+1 loaded now, stored two steps before the chunk's end (its
-    // registers free before the slab end's), into the stage no warp reads until the barrier.
-    const bool piece = kTransB && c < Cfg::kPiecesB && kt + 1 < kTiles;
-    if (piece) fetch_b(kt + 1, c);
+    // A K-contiguous B: piece c of slab kt+1, copied to the staging slots a slab ago, read back four
+    // steps before the chunk's end and stored two steps before it (its registers free before the slab
+    // end's), into the stage no warp reads until the barrier; then piece c of slab kt+2 is copied
+    // into the slots it leaves.
+    const bool pieces = kTransB && c < Cfg::kPiecesB, piece = pieces && kt + 1 < kTiles;
 #pragma unroll
     for (int k = 0; k < Cfg::KU; ++k) {
-      if (k == Cfg::KU - 2 && piece) store_b(kt + 1, c);
+      if (k == Cfg::KU - 4 && pieces) {
+        cp_async_wait<kPendingB>();  // this piece's group: kPiecesB groups were committed after it
+        compiler_fence();            // (the reads of the slots stay after the wait)
+        if (piece) unstage_b(c);
+      }
+      if (k == Cfg::KU - 2 && pieces) {
+        if (piece) store_b(kt + 1, c);
+        compiler_fence();  // (and before the copies that refill them)
+        copy_b(kt + 2, c);
+      }
       if (k == Cfg::KU - 1 && c == kChunks - 1) {
         // End of the slab: publish A slab kt+1, wait for the copies of slab kt+1, read its first
         // fragment (its latency hides behind the copies issued next), then start slab kt+Stages in
         // the stage every warp has now left, and A slab kt+2.
         if (kt + 1 < kTiles) store_a(kt + 1);
-        cp_async_wait<Cfg::Stages - 2>();
+        cp_async_wait<Cfg::Stages - 2 + kPendingB>();  // the pieces of slab kt+2 stay in flight
         __syncthreads();
         if (kt + 1 < kTiles)
           load_fragment<Cfg, kTransB>(rA[(k + 1) % 2], rB[(k + 1) % 2], stage(kt + 1), 0, 0, aBase, bBase);
