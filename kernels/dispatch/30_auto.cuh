@@ -224,19 +224,21 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
   return s;
 }
 
-// op(B) = B^T: a warp per CT columns, product blockIdx.y of a batch (at most 65535 a launch).
+// op(B) = B^T: warps in groups of `split` per CT columns, product blockIdx.y of a batch (at most
+// 65535 a launch).
 template <int MT>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_t_cols<MT>();
   const bool vec = !a.transa && vec4_ok_batched(a);
   auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true> : sgemm_30_gemv_t<MT, CT, false>;
   if (const Status s = prepare(kernel, kGemvTWarps * kWarpSize, 0, nullptr, why); s != Status::kOk) return s;
+  const int split = gemv_t_split(a.K), groups = kGemvTWarps / split;
   Status s = Status::kOk;
   for (int64_t z = 0; z < a.batch && s == Status::kOk; z += 65535) {
-    const dim3 grid(unsigned(ceil_div64(a.N, kGemvTWarps * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
+    const dim3 grid(unsigned(ceil_div64(a.N, int64_t(groups) * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
     kernel<<<grid, kGemvTWarps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A + z * a.strideA,
         int(a.lda), a.transa, a.B + z * a.strideB, int(a.ldb), a.beta, a.C + z * a.strideC, int(a.ldc),
-        Batch{a.strideA, a.strideB, a.strideC, a.bias});
+        Batch{a.strideA, a.strideB, a.strideC, a.bias}, split);
     s = launch_status();
   }
   return s;

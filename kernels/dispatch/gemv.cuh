@@ -156,26 +156,38 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
 
 // ---- op(B) = B^T: B is N x K, each output a dot product along K ----------------------------------
 
-constexpr int kGemvTWarps = 8;  // warps of a block, each its own CT columns of C
+constexpr int kGemvTWarps = 8;  // warps of a block: column groups of CT columns, each split along K
 // Columns of C (rows of B) a warp computes: more where op(A) has more rows, so that the L1 reads of
 // op(A)'s rows (MT float4s a lane and k step) stay few beside B's (CT float4s).
 template <int MT>
 constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
+// Warps that split one column group's K range (1, 2, 4 or 8): enough that each SM keeps many rows of
+// B in flight where N is small beside K (a decode step's down projection, 2048 columns of 5632 floats:
+// with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM and read B at 43% of
+// torch's speed), few enough that each warp still walks 4 k steps of 128 floats.
+inline int gemv_t_split(int64_t K) {
+  int split = 1;
+  while (split < kGemvTWarps && K >= int64_t(split) * 2 * 4 * kVecWidth * kWarpSize) split *= 2;
+  return split;
+}
 
-// C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. Warp w
-// of block x computes columns n0 .. n0 + CT - 1 (rows of B) for every row of op(A): its lanes walk K
-// four floats at a time (a warp instruction reads 512 contiguous bytes of a row of B, each byte of
-// B once), keep MT x CT partial dot products and add them across the warp with shuffles. op(A)'s
-// rows (element (m, k) at A + m sm + k sk) are read by every warp: from L1. kVec: B's rows, and op(A)'s
-// rows along K (not transposed), 16-byte aligned: 128-bit loads; otherwise single floats.
+// C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. The
+// block's warps form kGemvTWarps / split column groups of CT columns (rows of B), n0 .. n0 + CT - 1;
+// the `split` warps of a group take every split-th span of 128 floats along K. A warp's lanes walk
+// their spans four floats at a time (a warp instruction reads 512 contiguous bytes of a row of B, each
+// byte of B once), keep MT x CT partial dot products and add them across the warp with shuffles; the
+// group's warps add theirs through shared memory. op(A)'s rows (element (m, k) at A + m sm + k sk)
+// are read by every warp: from L1. kVec: B's rows, and op(A)'s rows along K (not transposed), 16-byte
+// aligned: 128-bit loads; otherwise single floats.
 template <int MT, int CT, bool kVec>
 __global__ void __launch_bounds__(kGemvTWarps * kWarpSize)
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
-                float beta, float* C, int ldc, Batch batch) {
+                float beta, float* C, int ldc, Batch batch, int split) {
+  __shared__ float sPart[kGemvTWarps][MT * CT];  // each warp's sums
   const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.y);
-  const int lane = threadIdx.x % kWarpSize;
-  const int n0 = (blockIdx.x * kGemvTWarps + threadIdx.x / kWarpSize) * CT;
-  if (n0 >= N) return;
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const int groups = kGemvTWarps / split, part = warp % split;
+  const int n0 = (blockIdx.x * groups + warp / split) * CT;
   const int sm = transa ? 1 : lda, sk = transa ? lda : 1;
   auto a4 = [&](int m, int k) {  // op(A)'s row m, k .. k + 3 (zero past K or M)
     const float* row = g.A + int64_t(m) * sm;
@@ -189,20 +201,23 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   };
   float acc[MT][CT] = {};
   constexpr int kUnroll = MT * CT <= 16 ? 2 : 1;  // two k steps' loads in flight where registers allow
+  const int step = kVecWidth * kWarpSize * split;
+  if (n0 < N) {
 #pragma unroll kUnroll
-  for (int k = kVecWidth * lane; k < K; k += kVecWidth * kWarpSize) {
-    float4 b[CT];
+    for (int k = kVecWidth * (part * kWarpSize + lane); k < K; k += step) {
+      float4 b[CT];
 #pragma unroll
-    for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
+      for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
 #pragma unroll
-    for (int m = 0; m < MT; ++m) {
-      const float4 a = a4(m, k);
+      for (int m = 0; m < MT; ++m) {
+        const float4 a = a4(m, k);
 #pragma unroll
-      for (int c = 0; c < CT; ++c) {
-        acc[m][c] += a.x * b[c].x;
-        acc[m][c] += a.y * b[c].y;
-        acc[m][c] += a.z * b[c].z;
-        acc[m][c] += a.w * b[c].w;
+        for (int c = 0; c < CT; ++c) {
+          acc[m][c] += a.x * b[c].x;
+          acc[m][c] += a.y * b[c].y;
+          acc[m][c] += a.z * b[c].z;
+          acc[m][c] += a.w * b[c].w;
+        }
       }
     }
   }
@@ -213,12 +228,19 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
       float sum = acc[m][c];
 #pragma unroll
       for (int off = kWarpSize / 2; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-      const int n = n0 + c;
-      if (lane == (m * CT + c) % kWarpSize && m < M && n < N) {  // every lane holds the sum: one writes it
-        float* out = g.C + int64_t(m) * ldc + n;
-        *out = epilogue(alpha, sum, beta, out, g.bias, n);
-      }
+      if (lane == (m * CT + c) % kWarpSize) sPart[warp][m * CT + c] = sum;  // every lane holds it: one stores
     }
+  __syncthreads();
+  // Thread t finishes output t of the block: group t / (MT CT), element (m, c) t % (MT CT).
+  for (int t = threadIdx.x; t < groups * MT * CT; t += kGemvTWarps * kWarpSize) {
+    const int group = t / (MT * CT), m = t % (MT * CT) / CT, c = t % CT;
+    const int n = (blockIdx.x * groups + group) * CT + c;
+    if (m >= M || n >= N) continue;
+    float sum = 0.0f;
+    for (int w = 0; w < split; ++w) sum += sPart[group * split + w][m * CT + c];
+    float* out = g.C + int64_t(m) * ldc + n;
+    *out = epilogue(alpha, sum, beta, out, g.bias, n);
+  }
 }
 
 }  // namespace sgemm::rung30

@@ -154,6 +154,19 @@ TEST(Dispatch, SanitizerRaggedEveryCandidate) {
                         {3, 130, 300, 300, 132, 130}});
 }
 
+// The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
+// pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps.
+TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
+  std::vector<harness::Shape> shapes;
+  for (const auto& [transa, transb] : {std::pair{false, true}, std::pair{true, true}, std::pair{true, false}})
+    for (harness::Shape s : std::vector<harness::Shape>{{8, 77, 4500}, {3, 130, 2100}, {16, 45, 1030}, {1, 33, 700},
+                                                         {67, 45, 97}, {130, 260, 70}}) {
+      s.transa = transa, s.transb = transb, s.batch = 2, s.bias = true;
+      shapes.push_back(harness::with_default_ld(s));
+    }
+  for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, shapes);
+}
+
 // The candidates that add partial sums across blocks do it in a fixed order: the same bits on every run.
 TEST(Dispatch, SplitSumsAreBitwiseDeterministic) {
   for (const auto& [name, shape] : {std::pair<std::string, harness::Shape>{"split_k", {64, 70, 8192}},
