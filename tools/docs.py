@@ -374,6 +374,37 @@ def unaligned_line(r, tag, results) -> list[str]:
     return [line + ("" if row.verified else "; **NOT verified**") + "."]
 
 
+@functools.lru_cache(maxsize=None)
+def layout_results(tag: str):
+    """`<tag>_layouts.json` (tools/gpu_session.sh's `layouts` step), or None."""
+    if tag not in res.gpus(suffix="_layouts.json"):
+        return None
+    return res.load(tag, suite="layouts")
+
+
+def layouts_lines(r, tag) -> list[str]:
+    """The rung in every layout it was measured in: against cuBLAS in the same layout (cuBLAS reads
+    the transposed operands itself) and against the rung's own NN speed at the same shape."""
+    lay = layout_results(tag)
+    if lay is None or r.id == 0:
+        return []
+    mine = [row for row in lay.rows if row.rung == r.id]
+    if not mine:
+        return []
+    order = {x: i for i, x in enumerate(("nn", "nt", "tn", "tt"))}
+    mine.sort(key=lambda row: (row.M, row.N, row.K, row.batch, row.bias, order.get(row.layout, 9)))
+    rows = []
+    for row in mine:
+        nn = lay.row_in(r.id, row.M, row.N, row.K, "nn", row.batch, row.bias)
+        own = f"{100.0 * row.gflops / nn.gflops:.1f}" if nn is not None and nn.gflops else "n/a"
+        rows.append([f"{row.M} x {row.N} x {row.K}", row.layout, num(row.gflops), pct(row), own,
+                     "yes" if row.verified else "**NO**"])
+    head = [f"Every layout (`bench/results/{lay.path.name}`, commit `{lay.context.get('sgemm_ladder_git', '?')}`; "
+            "cuBLAS in the same layout, reading the transposed operands itself):", ""]
+    return head + table(["M x N x K", "layout", "GFLOP/s", "% of cuBLAS [95% interval]", "% of its own NN",
+                         "verified"], rows)
+
+
 def gpu_section(r, prev, tag, results) -> list[str]:
     ctx = results.context
     lines = [f"### {results.gpu_name} (`bench/results/{results.path.name}`)", ""]
@@ -385,7 +416,9 @@ def gpu_section(r, prev, tag, results) -> list[str]:
     if not t:
         return lines + ["No results for this rung in this file.", ""]
     lines += t + [""]
+    layouts = layouts_lines(r, tag)  # one part: a table's lines stay together
     for part in (clock_note(r, results), accuracy_line(r, results), unaligned_line(r, tag, results),
+                 ["\n".join(layouts)] if layouts else [],
                  wide_table(r, results),
                  sass_lines(r, prev, res.load_sass(tag) or {}),
                  ncu_lines(r, prev, res.load_ncu(tag) or {}), roofline_line(r, results, res.load_ncu(tag) or {})):

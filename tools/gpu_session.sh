@@ -5,7 +5,7 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch test sanitize bench results unaligned suite soak sass ncu gdb
+#   steps: probe build build-debug tune dispatch test sanitize bench results unaligned layouts suite soak sass ncu gdb
 #          fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
@@ -73,6 +73,9 @@ for step in "${steps[@]}"; do
       ids=$(registry '",".join(str(r.id) for r in rungs[next(i for i, r in enumerate(rungs) if "true" in r.kernel):])')
       run_step unaligned "$bench" --kernel "$ids" --m 4096 --n 4096 --k 4096 --lda 4097 --ldb 4097 --ldc 4097 \
         --min-time 0.1 --json "$out/${gpu}_unaligned.json" ;;
+    layouts)  # the rungs that read transposed operands in place, in every layout, against cuBLAS in each
+      run_step layouts "$bench" --kernel "0,16,$(registry 'l.capstone().id'),auto" --sizes 2048,4096,8192 \
+        --layout nn,nt,tn,tt --min-time 0.1 --json "$out/${gpu}_layouts.json" ;;
     suite)  # the workload suite: cuBLAS, the capstone and the dispatch rung on every shape
       run_step suite "$bench" --kernel "0,$(registry 'l.capstone().id'),auto" --suite workloads --min-time 0.05 --json "$out/${gpu}_workloads.json" ;;
     python)  # the Python package's GPU tests (torch, CuPy, torch.compile), installed without network: with

@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cfloat>
@@ -356,8 +357,8 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
   app.add_option("--layout", o.layout,
                  "op(A) and op(B), A's letter first: n as stored, t transposed (A stored K x M, B N x K): nn, nt, "
-                 "tn, tt (default " + o.layout + ")")
-      ->check(validator(one_of({"nn", "nt", "tn", "tt"})));
+                 "tn, tt (default " + o.layout + "); several, comma-separated, run each shape in each")
+      ->check(validator(list_of(one_of({"nn", "nt", "tn", "tt"}))));
   app.add_option("--batch", o.batch,
                  "products per call, each with operands of its own, one after the other (default " +
                      shown(o.batch) + ")")
@@ -477,18 +478,20 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
     if (!m_s.empty()) wanted.push_back({to_int(m_s), to_int(n_s), to_int(k_s), 0, 0, 0});
     if (!suite_s.empty()) wanted = read_suite(suite_s);
     if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
-    for (Shape s : wanted) {
-      s.transa = o.layout[0] == 't';
-      s.transb = o.layout[1] == 't';
-      s.batch = o.batch;
-      s.bias = o.bias;
-      if (!lda_s.empty()) s.lda = to_int(lda_s);
-      if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
-      if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
-      s = with_default_ld(s);
-      check_shape(s, o.kernels, o.alpha, o.beta);
-      o.shapes.push_back(s);
-    }
+    for (const Shape& shape : wanted)
+      for (const std::string& layout : split(o.layout, ',')) {
+        Shape s = shape;
+        s.transa = layout[0] == 't';
+        s.transb = layout[1] == 't';
+        s.batch = o.batch;
+        s.bias = o.bias;
+        if (!lda_s.empty()) s.lda = to_int(lda_s);
+        if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
+        if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
+        s = with_default_ld(s);
+        check_shape(s, o.kernels, o.alpha, o.beta);
+        o.shapes.push_back(s);
+      }
     if (o.accuracy_sweep) {
       o.accuracy_ks = parse_size_list(ks_s);
       for (int64_t e : parse_size_list(exponents_s)) o.accuracy_exponents.push_back(int(e));
@@ -528,8 +531,13 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   const bool dense = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) { return default_ld(s); });
   if (dense) {
     os << " --shapes ";
-    for (size_t i = 0; i < o.shapes.size(); ++i)
-      os << (i ? "," : "") << o.shapes[i].M << "x" << o.shapes[i].N << "x" << o.shapes[i].K;
+    std::vector<std::string> seen;  // each shape once: --layout repeats it per layout
+    for (const Shape& s : o.shapes) {
+      const std::string mnk = std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
+      if (std::find(seen.begin(), seen.end(), mnk) != seen.end()) continue;
+      os << (seen.empty() ? "" : ",") << mnk;
+      seen.push_back(mnk);
+    }
   } else {
     const Shape& s = o.shapes.front();
     os << " --m " << s.M << " --n " << s.N << " --k " << s.K << " --lda " << s.lda << " --ldb "

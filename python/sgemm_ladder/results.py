@@ -126,6 +126,14 @@ class Row:
     pct_cublas_ozaki_int8: float | None = None      # Ozaki rungs: % of the scheme on cuBLAS's INT8 GEMM
     packed: bool | None = None  # the front door copied unaligned operands to aligned rows (None: not recorded)
     cublas_ozaki_int8_rel_err: float | None = None  # ... and its error on the same inputs
+    layout: str = "nn"       # op(A)'s letter, then op(B)'s (sgemm_bench --layout); t: stored transposed
+    batch: int = 1           # products per call (sgemm_bench --batch)
+    bias: bool = False       # a bias added to every row (sgemm_bench --bias)
+
+    @property
+    def plain(self) -> bool:
+        """C = alpha A B + beta C, both operands as stored, one product, no bias."""
+        return self.layout == "nn" and self.batch == 1 and not self.bias
 
     @property
     def verdict(self) -> str | None:
@@ -141,7 +149,7 @@ class Row:
 
     @property
     def flops(self) -> float:
-        return 2.0 * self.M * self.N * self.K
+        return 2.0 * self.M * self.N * self.K * self.batch
 
     @property
     def gflops_iqr(self) -> tuple[float, float] | None:
@@ -186,7 +194,9 @@ class Results:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (row name, why) of failed rows
 
     def __post_init__(self):
-        self._index = {(r.rung, r.M, r.N, r.K): r for r in self.rows}
+        # row() finds the plain products (NN, one product, no bias); the others through row_in().
+        self._index = {(r.rung, r.M, r.N, r.K): r for r in self.rows if r.plain}
+        self._general = {(r.rung, r.M, r.N, r.K, r.layout, r.batch, r.bias): r for r in self.rows}
 
     def context_number(self, key: str) -> float | None:
         """A numeric context value (the file keeps them as text), or None."""
@@ -209,6 +219,15 @@ class Results:
     def row(self, rung: int, m: int, n: int | None = None, k: int | None = None) -> Row | None:
         """The row of `rung` at M x N x K (N and K default to M), or None."""
         return self._index.get((rung, m, m if n is None else n, m if k is None else k))
+
+    def row_in(self, rung: int, m: int, n: int, k: int, layout: str = "nn", batch: int = 1,
+               bias: bool = False) -> Row | None:
+        """The row of `rung` at M x N x K in a layout, batch and bias (sgemm_bench's general entry)."""
+        return self._general.get((rung, m, n, k, layout, batch, bias))
+
+    def layouts(self) -> list[str]:
+        """The layouts measured, in the order nn, nt, tn, tt."""
+        return [x for x in ("nn", "nt", "tn", "tt") if any(r.layout == x for r in self.rows)]
 
     def rungs(self) -> list[int]:
         return sorted({r.rung for r in self.rows})
@@ -342,7 +361,8 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         cublas_3xtf32_rel_err=_number(c.get("cublas_3xtf32_rel_err")),
         pct_cublas_ozaki_int8=_number(c.get("pct_cublas_ozaki_int8")),
         packed=_all(passes, c, "packed"),
-        cublas_ozaki_int8_rel_err=_number(c.get("cublas_ozaki_int8_rel_err")))
+        cublas_ozaki_int8_rel_err=_number(c.get("cublas_ozaki_int8_rel_err")),
+        layout=str(first.get("layout", "nn")), batch=_integer(c.get("batch")) or 1, bias=bool(_all(passes, c, "bias")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:

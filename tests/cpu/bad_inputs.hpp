@@ -76,7 +76,8 @@ inline const std::vector<BadInput>& bad_inputs() {
         // Layouts, batches and the bias.
         {{"--layout", "nx"}, "--layout: 'nx' is not one of nn, nt, tn, tt"},
         {{"--layout", "NN"}, "--layout: 'NN' is not one of nn, nt, tn, tt"},
-        {{"--layout", ""}, "--layout: '' is not one of"},
+        {{"--layout", ""}, "--layout: empty item"},
+        {{"--layout", "nn,,tt"}, "--layout: empty item in 'nn,,tt'"},
         {{"--batch", "0"}, "--batch: 0 is below 1"},
         {{"--batch", "-2"}, "--batch: -2 is below 1"},
         {{"--batch", "two"}, "--batch: 'two' is not a number"},

@@ -301,6 +301,17 @@ TEST(Cli, LayoutBatchAndBias) {
     ASSERT_EQ(l.exit_code, -1) << l.output;
     EXPECT_EQ(layout_name(l.options.shapes.at(0)), layout);
   }
+  // Several layouts: every shape in each, shape by shape; the command names the list once.
+  const ParseResult many = parse({"--kernel", "17", "--sizes", "64,128", "--layout", "nn,nt,tt"});
+  ASSERT_EQ(many.exit_code, -1) << many.output;
+  ASSERT_EQ(many.options.shapes.size(), 6u);
+  EXPECT_EQ(many.options.shapes[1].str(), "64x64x64 layout=nt");
+  EXPECT_EQ(many.options.shapes[5].str(), "128x128x128 layout=tt");
+  const std::string again_many = reproduce_command(many.options, "sgemm_bench");
+  EXPECT_NE(again_many.find("--shapes 64x64x64,128x128x128 --layout nn,nt,tt"), std::string::npos) << again_many;
+  const ParseResult bad = parse({"--layout", "nn,xt"});
+  EXPECT_EQ(bad.exit_code, kExitUsage);
+  EXPECT_NE(bad.output.find("'xt' is not one of nn, nt, tn, tt in 'nn,xt'"), std::string::npos) << bad.output;
   // Row names: the layout (other than nn), the batch (above 1) and the bias.
   const ParseResult rows = parse({"--kernel", "7", "--size", "64", "--layout", "nt", "--batch", "2", "--bias",
                                   "--benchmark_list_tests", "--benchmark_filter=rung07"});
