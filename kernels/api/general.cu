@@ -76,7 +76,13 @@ int64_t padded_row(int64_t cols) { return ceil_div64(std::max<int64_t>(cols, 1),
 
 const float* step(const float* p, int64_t i, int64_t stride) { return p ? p + i * stride : nullptr; }
 
-// dst = src^T for `count` matrices (transpose_rows).
+// One launch of the rung, packed as run() packs a plain call (pack.cu).
+Status launch_one(const Rung& rung, const GemmArgs& g, cudaStream_t stream, std::string* why) {
+  return packs(rung, g) ? run_packed(rung, g, stream, why) : rung.launch(g, stream, why);
+}
+
+}  // namespace
+
 Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds, int64_t strideSrc, float* dst,
                        int64_t ldd, int64_t strideDst, int64_t count, cudaStream_t stream) {
   const int64_t tiles = ceil_div64(ldd, kTile) * ceil_div64(cols, kTile);
@@ -85,13 +91,6 @@ Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds
                                                               count);
   return launch_status();
 }
-
-// One launch of the rung, packed as run() packs a plain call (pack.cu).
-Status launch_one(const Rung& rung, const GemmArgs& g, cudaStream_t stream, std::string* why) {
-  return packs(rung, g) ? run_packed(rung, g, stream, why) : rung.launch(g, stream, why);
-}
-
-}  // namespace
 
 Status update_c(const GemmArgs& a, bool scale, cudaStream_t stream) {
   const int64_t blocks = std::min(ceil_div64(a.M * a.N * a.batch, kUpdateThreads), kMaxUpdateBlocks);

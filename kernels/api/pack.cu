@@ -86,8 +86,9 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 // (rows 1000 apart, the last slab's loads checked); docs/rungs/30_auto.md has the measurement.
 PackPlan pack_plan(const GemmArgs& a) {
   PackPlan p;
-  p.a = !rows_aligned(a.A, a.lda);
-  p.b = !rows_aligned(a.B, a.ldb);
+  p.a = !a.transa && !rows_aligned(a.A, a.lda);  // a transposed A is read in place, as it is
+  p.bT = a.transb && a.batch == 1;
+  p.b = p.bT || (!a.transb && !rows_aligned(a.B, a.ldb));
   p.c = !rows_aligned(a.C, a.ldc);
   const int64_t Kp = ceil_div64(a.K, kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
   auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
@@ -98,7 +99,7 @@ PackPlan pack_plan(const GemmArgs& a) {
   p.args = a;
   auto standIn = [](size_t off) { return reinterpret_cast<float*>(uintptr_t{256} + off); };
   if (p.a) p.args.A = standIn(0), p.args.lda = Kp;
-  if (p.b) p.args.B = standIn(p.offB), p.args.ldb = Np;
+  if (p.b) p.args.B = standIn(p.offB), p.args.ldb = Np, p.args.transb = false;
   if (p.c) p.args.C = standIn(p.offC), p.args.ldc = Np;
   const double mk = double(a.M) * double(a.K), kn = double(a.K) * double(a.N), mn = double(a.M) * double(a.N);
   // Each copy reads and writes its elements once; C is copied back, and copied in when beta reads it.
@@ -196,15 +197,16 @@ Status run_on_copies(const GemmArgs& a, const PackPlan& p, cudaStream_t stream,
     g.A = reinterpret_cast<float*>(base);
     in[jobs++] = {M, K, a.A, int(a.lda), M, int(g.lda), const_cast<float*>(g.A), int(g.lda)};
   }
+  Status s = Status::kOk;
   if (p.b) {
     g.B = reinterpret_cast<float*>(base + p.offB);
-    in[jobs++] = {K, N, a.B, int(a.ldb), K, int(g.ldb), const_cast<float*>(g.B), int(g.ldb)};
+    if (p.bT) s = copy_transposed(a.B, N, K, a.ldb, 0, const_cast<float*>(g.B), g.ldb, 0, 1, stream);  // N x K -> K x N
+    else in[jobs++] = {K, N, a.B, int(a.ldb), K, int(g.ldb), const_cast<float*>(g.B), int(g.ldb)};
   }
   if (p.c) {
     g.C = reinterpret_cast<float*>(base + p.offC);
     if (a.beta != 0) in[jobs++] = {M, N, a.C, int(a.ldc), M, int(g.ldc), g.C, int(g.ldc)};  // beta reads C
   }
-  Status s = Status::kOk;
   for (int i = 0; i < jobs && s == Status::kOk; i += 2) s = repack(in[i], i + 1 < jobs ? in[i + 1] : RepackJob{}, stream);
   if (s == Status::kOk) s = inner(g);
   if (p.c && s == Status::kOk) s = repack({M, N, g.C, int(g.ldc), M, N, a.C, int(a.ldc)}, RepackJob{}, stream);

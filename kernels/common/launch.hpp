@@ -101,13 +101,22 @@ struct RepackJob {
 };
 Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream);
 
+// dst = src^T for `count` matrices (api/general.cu): src is rows x cols with row pitch lds, dst is
+// cols x ldd (ldd >= rows; its columns rows..ldd-1 are written as zeros), matrix z at
+// src + z strideSrc and dst + z strideDst.
+Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds, int64_t strideSrc, float* dst,
+                       int64_t ldd, int64_t strideDst, int64_t count, cudaStream_t stream);
+
 // Aligned copies of the operands whose rows are not 16-byte aligned (api/pack.cu): which ones, the
 // GEMM on the copies (rows of whole float4s; K keeps its tail), the copies' places in one
 // workspace and its size, the bytes they read and write. `args` has the copies at 256-byte-aligned
 // stand-in addresses (enough for a model that asks about alignment); run_on_copies puts them in
 // the workspace.
+// One product with op(B) = B^T: B is copied transposed, to K x N rows (bT), and the GEMM on the
+// copies reads B as stored (rung 30's repack candidate: rung 17's page has why it can pay).
 struct PackPlan {
   bool a = false, b = false, c = false;
+  bool bT = false;  // B's copy is B^T (b is set too)
   GemmArgs args;
   size_t offB = 0, offC = 0, bytes = 0;
   double moveBytes = 0;

@@ -261,7 +261,7 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 // direct candidate the model picks for the copies run on them.
 Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   auto direct = [&](const GemmArgs& g) { return launch_candidate(int(choose(g, true)), g, stream, why); };
-  if (!a.plain()) return direct(a);  // the copies are of one NN product (the model never picks it otherwise)
+  if (a.batch > 1) return direct(a);  // the copies are of one product (the model never picks it for more)
   const PackPlan r = pack_plan(a);
   return r.any() ? run_on_copies(a, r, stream, direct) : direct(a);
 }

@@ -137,7 +137,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       t.runs = true;
       return t;
     case Kind::kRepack: {
-      if (!a.plain()) return t;
+      if (a.batch > 1) return t;  // the copies are of one product
       const PackPlan r = pack_plan(a);
       if (!r.any()) return t;  // nothing to repack: the direct candidates say it all
       t.inner = int(choose(r.args, true, d, k));
@@ -244,6 +244,12 @@ Constants measured_constants() {
 
 // ---- the prediction and the pick ----------------------------------------------------------------
 
+// A slab of the tiles in a call's layout over one in NN (the calibration's): a transposed B goes
+// through registers and transposed stores, a transposed A by cp.async. Measured, not calibrated
+// per GPU: the capstone's kernel at 2048^3-8192^3 on an H100 and an H200 ran NT and TT at 87.0-88.2%
+// of its NN speed and TN at 96.7-97.5% (bench/results/<gpu>_layouts.json at 7855a22).
+double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0; }
+
 // Its terms times the constants, plus its fixed cost; the GEMM kernel never faster than the bytes
 // it must move over the measured bandwidth. Repack: its copies, plus the prediction for the
 // candidate that runs on them.
@@ -253,8 +259,8 @@ double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const Cost& cost = k.costs[size_t(c)];
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, d, k) + moved;
-  const double slab =
-      slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) * (1.0 + (cost.guard - 1.0) * t.guarded);
+  const double slab = slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) *
+                      (1.0 + (cost.guard - 1.0) * t.guarded) * layout_factor(a);
   const double gemv =
       t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;

@@ -93,8 +93,9 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
 }
 
 // A general call: op(B) = B^T at decode sizes (nn.Linear's layout) takes the GEMV that reads B
-// along K; a batch, a transposed operand or a bias never goes to a candidate that runs one plain
-// product (split-K, repack), nor a batch to the GEMV of op(B) = B.
+// along K; a large one copies B^T to K x N rows first (repack), where the copy costs less than
+// the in-place loop's slower slabs; a batch never goes to a candidate that runs one product
+// (split-K, repack), nor to the GEMV of op(B) = B.
 TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
   const Device d = h200();
   const Constants k = tuned_constants();
@@ -106,7 +107,14 @@ TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
   EXPECT_EQ(picked(nt(1, 4096, 4096)), "gemv");
   EXPECT_EQ(picked(nt(16, 128256, 4096)), "gemv");
   EXPECT_FALSE(model_terms(kGemv, nt(17, 4096, 4096), d, k).runs);  // op(B) = B^T: M <= 16
-  EXPECT_EQ(picked(nt(8192, 8192, 8192)), "capstone");
+  EXPECT_EQ(picked(nt(8192, 8192, 8192)), "repack+capstone");
+  EXPECT_EQ(picked(nt(4096, 4096, 4096)), "repack+capstone");
+  EXPECT_TRUE(model_terms(kRepack, nt(4096, 4096, 4096), d, k).repacked.plain()) << "NN on the copy";
+  // Where the copy of B is large beside the product, the tiles read B^T in place.
+  for (const sgemm::GemmArgs& a : {nt(32, 4096, 4096), nt(64, 14336, 4096), nt(24, 4096, 4096)})
+    EXPECT_NE(candidate_name(int(choose(a, false, d, k))), std::string("repack")) << a.M << "x" << a.N << "x" << a.K;
+  // The model's price of the copy: B's bytes read and written once.
+  EXPECT_DOUBLE_EQ(model_terms(kRepack, nt(4096, 4096, 4096), d, k).moveBytes, 8.0 * 4096 * 4096);
   sgemm::GemmArgs batched = shape(64, 64, 64);
   batched.batch = 512, batched.strideA = batched.strideB = batched.strideC = 64 * 64;
   sgemm::GemmArgs biased = shape(3001, 2999, 997);
@@ -114,9 +122,11 @@ TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
   sgemm::GemmArgs ragged_nt = nt(3001, 2999, 997);
   for (const sgemm::GemmArgs& a : {batched, biased, ragged_nt, nt(64, 64, 65536)}) {
     for (size_t c : {size_t(kSplitKSmall), size_t(kSplitKRows), size_t(kRepack)})
-      if (a.batch > 1 || c == kRepack) EXPECT_FALSE(model_terms(int(c), a, d, k).runs) << candidate_name(int(c));
+      if (a.batch > 1) EXPECT_FALSE(model_terms(int(c), a, d, k).runs) << candidate_name(int(c));
     EXPECT_TRUE(std::isfinite(predict_ns(int(choose(a, false, d, k)), a, d, k)));
   }
+  EXPECT_TRUE(model_terms(kRepack, ragged_nt, d, k).runs);  // one product: B^T copied, the bias kept
+  EXPECT_TRUE(model_terms(kRepack, biased, d, k).runs);
   EXPECT_FALSE(model_terms(kGemv, [] {
                  sgemm::GemmArgs a = shape(1, 4096, 4096);
                  a.batch = 2, a.strideA = 4096, a.strideB = 4096 * 4096, a.strideC = 4096;

@@ -161,8 +161,11 @@ TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
   for (const auto& [transa, transb] : {std::pair{false, true}, std::pair{true, true}, std::pair{true, false}})
     for (harness::Shape s : std::vector<harness::Shape>{{8, 77, 4500}, {3, 130, 2100}, {16, 45, 1030}, {1, 33, 700},
                                                          {67, 45, 97}, {130, 260, 70}}) {
-      s.transa = transa, s.transb = transb, s.batch = 2, s.bias = true;
-      shapes.push_back(harness::with_default_ld(s));
+      for (const int64_t batch : {1, 2}) {  // one product: repack copies B^T; two: it runs the tiles
+        harness::Shape b = s;
+        b.transa = transa, b.transb = transb, b.batch = batch, b.bias = true;
+        shapes.push_back(harness::with_default_ld(b));
+      }
     }
   for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, shapes);
 }

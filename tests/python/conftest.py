@@ -4,9 +4,9 @@ Skips, each with its reason: tests that need the library skip when it is neither
 built (unless $SGEMM_LADDER_LIB names one: then a missing or broken library fails); GPU tests skip
 without PyTorch, CuPy or a CUDA device.
 
-The PyTorch tests run the operators the package loaded: the Python ones, or with
-SGEMM_LADDER_TORCH_OPS=c++ the C++ ones where libsgemm_ladder_torch.so is built (tools/gpu_session.sh's
-python step runs both).
+The PyTorch tests run the operators the package loaded: the C++ ones where libsgemm_ladder_torch.so
+is built for this torch, else (or with SGEMM_LADDER_TORCH_OPS=python) the Python ones
+(tools/gpu_session.sh's python step runs both).
 """
 import os
 from typing import NamedTuple

@@ -287,15 +287,15 @@ def test_a_compiled_library_for_another_torch_is_not_loaded(torch_cpu, lib, tmp_
     fake = tmp_path / ops.COMPILED_NAME
     fake.write_bytes(b"not a library")
     monkeypatch.setenv(ops.COMPILED_ENV, str(fake))
-    monkeypatch.setenv(ops.OPS_ENV, "c++")
+    monkeypatch.delenv(ops.OPS_ENV, raising=False)
     (tmp_path / ops.VERSION_NAME).write_text("0.0.1\n")
     with pytest.warns(RuntimeWarning, match="built against torch 0.0.1, this is torch"):
         assert ops._load_compiled()[0] is False
     (tmp_path / ops.VERSION_NAME).write_text(torch_cpu.__version__ + "\n")
     with pytest.warns(RuntimeWarning, match="does not load"):
         assert ops._load_compiled()[0] is False
-    monkeypatch.delenv(ops.OPS_ENV, raising=False)
-    assert ops._load_compiled() == (False, f"the C++ operators are opt-in: ${ops.OPS_ENV}=c++")
+    monkeypatch.setenv(ops.OPS_ENV, "python")
+    assert ops._load_compiled() == (False, f"${ops.OPS_ENV}=python asks for the Python operators")
 
 
 def operators(graph_module) -> list[str]:
