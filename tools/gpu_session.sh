@@ -83,7 +83,7 @@ for step in "${steps[@]}"; do
       run_step python bash -c 'python3 -m pip install -q --no-build-isolation --no-deps \
         --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=native . &&
         python3 -c "import sgemm_ladder.torch_ops as t; print(\"operators:\", t.BACKEND, t.WHY_PYTHON)" &&
-        python3 -m pytest -q tests/python && SGEMM_LADDER_TORCH_OPS=c++ python3 -m pytest -q tests/python' ;;
+        python3 -m pytest -q tests/python && SGEMM_LADDER_TORCH_OPS=python python3 -m pytest -q tests/python' ;;
     model)  # the model benchmark (after the python step installed the package): <gpu>_model.json
       run_step model python3 bench/model/model_bench.py --json "$out/${gpu}_model.json" ;;
     soak)

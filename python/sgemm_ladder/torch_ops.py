@@ -23,7 +23,7 @@ Two implementations of the same operators, one loaded per process:
     it was built against (libsgemm_ladder_torch.version): another version, or a library that
     fails to load, falls back to the Python operators with a warning.
   - Python (below): the same checks and the same plan (gemm.py), through ctypes. Used when the
-    C++ library is not built, or when $SGEMM_LADDER_TORCH_OPS is "python".
+    C++ library is not built or cannot serve this torch, or when $SGEMM_LADDER_TORCH_OPS is "python".
 
 ``BACKEND`` says which is loaded. Both raise ValueError (argument errors) and RuntimeError (the
 library's refusals) with the same text; ``sgemm_ladder.mm`` and ``sgemm_ladder.gemm`` turn them into
@@ -47,7 +47,7 @@ import torch
 from . import gemm, library
 from .library import LadderArgumentError, LadderError
 
-OPS_ENV = "SGEMM_LADDER_TORCH_OPS"     # "c++": the C++ operators where they are built (opt-in, see below)
+OPS_ENV = "SGEMM_LADDER_TORCH_OPS"     # "python": the Python operators even where the C++ ones are built
 COMPILED_ENV = "SGEMM_LADDER_TORCH_LIB"  # another libsgemm_ladder_torch.so than the one beside the library
 COMPILED_NAME = "libsgemm_ladder_torch.so"
 VERSION_NAME = "libsgemm_ladder_torch.version"  # the torch version it was built against, written by CMake
@@ -112,13 +112,12 @@ def compiled_library() -> Optional[Path]:
 
 def _load_compiled() -> tuple[bool, str]:
     """(loaded, why not). Warns when a library is there but cannot serve this torch."""
-    # Opt-in for now: on an H200 (torch 2.11.0+cu130, the operators built by pip install
-    # --no-build-isolation) every call that failed a check crashed the process while its message was
-    # formatted (SIGSEGV in std::ostream inside libsgemm_ladder_torch.so), though the same build's
-    # tests pass on a machine without a GPU. Until that is understood the Python operators, whose
-    # errors are safe, are the default; SGEMM_LADDER_TORCH_OPS=c++ asks for the C++ ones.
-    if os.environ.get(OPS_ENV, "").lower() != "c++":
-        return False, f"the C++ operators are opt-in: ${OPS_ENV}=c++"
+    # (At a343939 the C++ operators were opt-in: on an H200 every call that failed a check crashed
+    # while c10 formatted its message with std::ostream. Since 9385d90 the library builds every
+    # message as one std::string, and the package's tests, error tests included, pass with them on
+    # an H100 and an H200.)
+    if os.environ.get(OPS_ENV, "").lower() == "python":
+        return False, f"${OPS_ENV}=python asks for the Python operators"
     path = compiled_library()
     if path is None or not path.is_file():
         return False, f"{COMPILED_NAME} is not built (PyTorch was not found when the library was built)"
