@@ -163,8 +163,9 @@ template <int MT>
 constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
 // Warps that split one column group's K range (1, 2, 4 or 8): enough that each SM keeps many rows of
 // B in flight where N is small beside K (a decode step's down projection, 2048 columns of 5632 floats:
-// with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM and read B at 43% of
-// torch's speed), few enough that each warp still walks 4 k steps of 128 floats.
+// with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM, far from the memory's
+// speed; rung 30's page has the measurement), few enough that each warp still walks 4 k steps of
+// 128 floats.
 inline int gemv_t_split(int64_t K) {
   int split = 1;
   while (split < kGemvTWarps && K >= int64_t(split) * 2 * 4 * kVecWidth * kWarpSize) split *= 2;

@@ -245,9 +245,9 @@ Constants measured_constants() {
 // ---- the prediction and the pick ----------------------------------------------------------------
 
 // A slab of the tiles in a call's layout over one in NN (the calibration's): a transposed B goes
-// through registers and transposed stores, a transposed A by cp.async. Measured, not calibrated
-// per GPU: the capstone's kernel at 2048^3-8192^3 on an H100 and an H200 ran NT and TT at 87.0-88.2%
-// of its NN speed and TN at 96.7-97.5% (bench/results/<gpu>_layouts.json at 7855a22).
+// through registers and transposed stores, a transposed A by cp.async. Set from the capstone's
+// layouts measured on an H100 and an H200 at 7855a22 (bench/results/<gpu>_layouts.json; rung 30's
+// page), not calibrated per GPU by sgemm_autotune --dispatch.
 double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0; }
 
 // Its terms times the constants, plus its fixed cost; the GEMM kernel never faster than the bytes
