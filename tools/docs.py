@@ -343,14 +343,20 @@ def roofline_line(r, results, ncu) -> list[str]:
 def unaligned_results(tag: str):
     """`<tag>_unaligned.json` (tools/gpu_session.sh's `unaligned` step) in the results folder, read
     once per folder; None if absent."""
-    return _unaligned_in(res.results_dir(), tag)
+    return _suite_in(res.results_dir(), tag, "unaligned", custom_ld=True)
+
+
+def layout_results(tag: str):
+    """`<tag>_layouts.json` (tools/gpu_session.sh's `layouts` step) in the results folder, read once
+    per folder; None if absent."""
+    return _suite_in(res.results_dir(), tag, "layouts")
 
 
 @functools.lru_cache(maxsize=None)
-def _unaligned_in(folder: Path, tag: str):
-    if tag not in res.gpus(folder, suffix="_unaligned.json"):
+def _suite_in(folder: Path, tag: str, suite: str, custom_ld: bool = False):
+    if tag not in res.gpus(folder, suffix=f"_{suite}.json"):
         return None
-    return res.load(tag, folder, suite="unaligned", custom_ld=True)
+    return res.load(tag, folder, suite=suite, custom_ld=custom_ld)
 
 
 def unaligned_line(r, tag, results) -> list[str]:
@@ -372,14 +378,6 @@ def unaligned_line(r, tag, results) -> list[str]:
         line += (" (the front door packed the operands: copied to aligned rows, the kernel's 128-bit path on the "
                  "copies, C copied back; docs/design.md, \"Unaligned operands\")")
     return [line + ("" if row.verified else "; **NOT verified**") + "."]
-
-
-@functools.lru_cache(maxsize=None)
-def layout_results(tag: str):
-    """`<tag>_layouts.json` (tools/gpu_session.sh's `layouts` step), or None."""
-    if tag not in res.gpus(suffix="_layouts.json"):
-        return None
-    return res.load(tag, suite="layouts")
 
 
 def layouts_lines(r, tag) -> list[str]:
