@@ -226,6 +226,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     set_clock_counters(m.rounds.clock, &c);
     c.packed = packs(rung, p.args(0));
     c.remeasured = m.remeasured;
+    if (o_.hot) time_row_hot({contenders[0], contenders[1]}, p.sets(), row.shape, &c);
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
     if (tf32) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
@@ -241,6 +242,43 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     fail(state, row.name, e.what(), true);
   } catch (const std::exception& e) {
     fail(state, row.name, e.what(), false);
+  }
+}
+
+// The row's hot figures: the rung and cuBLAS, each a graph of launches replayed once a round
+// (time_hot), the clock range widened by what the replays saw. A launch that cannot be captured
+// leaves the row without hot figures and says why on stderr; the cold figures stand.
+void Session::time_row_hot(const std::vector<LaunchFn>& contenders, int sets, const Shape& shape, RowCounters* c) {
+  HotPlan plan;
+  plan.rounds = o_.rounds;
+  plan.min_seconds = o_.hot_time;
+  HotRounds hot;
+  try {
+    hot = time_hot(contenders, sets, plan, c->ms, stream_, clocks_.get());
+  } catch (const OutOfMemory&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgemm_bench: %s: no hot timing: %s\n", shape.str().c_str(), e.what());
+    return;
+  }
+  const std::vector<double> pct = hot.pct_per_round(0, 1);
+  const Interval ci = median_interval(pct);
+  c->pct_cublas_hot = median(pct);
+  c->pct_cublas_hot_lo = ci.lo;
+  c->pct_cublas_hot_hi = ci.hi;
+  c->ms_hot = median(hot.ms[0]);
+  c->cublas_ms_hot = median(hot.ms[1]);
+  c->hot_launches = hot.launches;
+  if (hot.clock.min_mhz > 0) {
+    c->sm_clock_min_mhz = c->sm_clock_min_mhz > 0 ? std::min(c->sm_clock_min_mhz, hot.clock.min_mhz) : hot.clock.min_mhz;
+    c->sm_clock_max_mhz = std::max(c->sm_clock_max_mhz, hot.clock.max_mhz);
+  }
+  if (shape.M <= kHbmRows && dev_.dram_peak_gbps() > 0 && c->ms_hot > 0) {
+    // An operand with stride 0 is one matrix that every product of the batch reads.
+    const double products = double(shape.batch), M = double(shape.M), N = double(shape.N), K = double(shape.K);
+    const double bytes = 4.0 * ((shape.strideA == 0 ? 1 : products) * M * K + (shape.strideB == 0 ? 1 : products) * K * N +
+                                products * M * N * (o_.beta != 0 ? 2 : 1) + (shape.bias ? N : 0.0));
+    c->pct_hbm_hot = 100.0 * (bytes / (dev_.dram_peak_gbps() * 1e6)) / c->ms_hot;
   }
 }
 

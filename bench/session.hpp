@@ -61,6 +61,10 @@ class Session {
   // The interleaved measurement, repeated while the SM clock stays below the threshold.
   Measured measure(const std::vector<harness::LaunchFn>& contenders, int sets, const harness::RoundsPlan& plan);
   bool clock_ok(const harness::ClockRange& clock) const;
+  // Hot timing of a row's first two contenders (the rung, cuBLAS): fills c's hot figures.
+  void time_row_hot(const std::vector<harness::LaunchFn>& contenders, int sets, const harness::Shape& shape,
+                    harness::RowCounters* c);
+  static constexpr int64_t kHbmRows = 16;  // rows with M up to this carry pct_hbm_hot
   void set_clock_counters(const harness::ClockRange& clock, harness::RowCounters* c) const;
   // Poison C of set 0, run `launch` (it may fill the detail of a failure), wait, verify.
   harness::VerifyResult verify_launch(harness::Problem& p, const Precision& precision,

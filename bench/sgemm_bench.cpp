@@ -45,7 +45,9 @@ std::string header_text(const DeviceInfo& d, const Options& o, const char* clock
   std::snprintf(rule, sizeof rule, "%.0f%% of %d MHz", o.clock_threshold_pct, d.sm_clock_max_mhz);
   return h + "\nms: median of launches between CUDA events, inputs rotated past L2. % cuBLAS: median over " +
          std::to_string(o.rounds) + " rounds of the rung interleaved with cuBLAS (FP32, pedantic, no TF32) on the " +
-         "same inputs, [95% interval]; \"faster\"/\"slower\" only where the interval excludes 100%.\nSM MHz: clock "
+         "same inputs, [95% interval]; \"faster\"/\"slower\" only where the interval excludes 100%." +
+         (o.hot ? "\nhot % cuBLAS: the same from CUDA graphs of launches (rotated inputs), one replay of each a round." : "") +
+         "\nSM MHz: clock "
          "range over the row (" + clock_source + "); rows below " + rule + " are measured again, then flagged.";
 }
 
@@ -64,6 +66,11 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   benchmark::AddCustomContext("timing", "each launch between its own CUDA events, queued back to back, inputs "
                                         "rotated through sets larger than 2x L2; per row, rounds of the rung's "
                                         "launches interleaved with cuBLAS's (order alternating)");
+  if (o.hot)
+    benchmark::AddCustomContext("timing_hot", "each contender's launches (" + std::to_string(o.hot_time) +
+                                                  " s of the rung's a row) captured into one CUDA graph over the rotated "
+                                                  "inputs, each graph replayed once a round between two events, "
+                                                  "rounds alternating the order; per launch: replay time / launches");
   benchmark::AddCustomContext("interval", "95% distribution-free order-statistic interval of the median "
                                           "(per row: over rounds; aggregates: over repetitions)");
   benchmark::AddCustomContext("rounds", std::to_string(o.rounds));

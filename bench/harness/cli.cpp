@@ -191,32 +191,58 @@ int64_t to_int(const std::string& text) { return std::stoll(text); }
 // A workload suite: `bench/<name>.txt` of the source tree, or a file. One shape a line:
 // `name M N K [lda ldb ldc]` (leading dimensions default to the dense row lengths); '#' starts a
 // comment.
-std::vector<Shape> read_suite(const std::string& name_or_path) {
+// One line of a workload suite: the shape, and which of its call's settings the line fixes itself
+// (the command line's --layout, --batch and --bias apply to the others).
+struct SuiteLine {
+  Shape shape;
+  bool layout = false, batch = false, bias = false;
+};
+
+// "name M N K [lda ldb ldc] [layout=nt] [batch=N] [bias]" a line; '#' starts a comment.
+std::vector<SuiteLine> read_suite(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   const fs::path path = fs::is_regular_file(name_or_path)
                             ? fs::path(name_or_path)
                             : fs::path(SGEMM_SOURCE_DIR) / "bench" / (name_or_path + ".txt");
   std::ifstream in(path);
   if (!in) throw UsageError("--suite '" + name_or_path + "': no such file, and no suite " + path.string());
-  std::vector<Shape> shapes;
+  std::vector<SuiteLine> lines;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     line = line.substr(0, line.find('#'));
     std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string w; fields >> w;) f.push_back(w);
-    if (f.empty()) continue;
+    std::vector<std::string> f, tokens;
+    for (std::string w; fields >> w;) (w.find('=') != std::string::npos || w == "bias" ? tokens : f).push_back(w);
+    if (f.empty() && tokens.empty()) continue;
     const std::string where = path.string() + ":" + std::to_string(number) + ": ";
-    if (f.size() != 4 && f.size() != 7) throw UsageError(where + "expected 'name M N K [lda ldb ldc]'");
+    if (f.size() != 4 && f.size() != 7)
+      throw UsageError(where + "expected 'name M N K [lda ldb ldc] [layout=nn|nt|tn|tt] [batch=N] [bias]'");
     for (size_t i = 1; i < f.size(); ++i)
       if (const std::string problem = integer_problem(f[i], i < 4 ? 0 : 1, kInt64Max); !problem.empty())
         throw UsageError(where + problem);
-    Shape s{to_int(f[1]), to_int(f[2]), to_int(f[3]), 0, 0, 0, f[0]};
-    if (f.size() == 7) s.lda = to_int(f[4]), s.ldb = to_int(f[5]), s.ldc = to_int(f[6]);
-    shapes.push_back(s);
+    SuiteLine l;
+    l.shape = Shape{to_int(f[1]), to_int(f[2]), to_int(f[3]), 0, 0, 0, f[0]};
+    if (f.size() == 7) l.shape.lda = to_int(f[4]), l.shape.ldb = to_int(f[5]), l.shape.ldc = to_int(f[6]);
+    for (const std::string& t : tokens) {
+      const std::string key = t.substr(0, t.find('=')), value = t.find('=') == std::string::npos ? "" : t.substr(t.find('=') + 1);
+      if (key == "layout" && (value == "nn" || value == "nt" || value == "tn" || value == "tt") && !l.layout) {
+        l.layout = true;
+        l.shape.transa = value[0] == 't';
+        l.shape.transb = value[1] == 't';
+      } else if (key == "batch" && !l.batch && integer_problem(value, 1, 65535).empty()) {
+        l.batch = true;
+        l.shape.batch = to_int(value);
+      } else if (t == "bias" && !l.bias) {
+        l.bias = true;
+        l.shape.bias = true;
+      } else {
+        throw UsageError(where + "'" + t + "' is not one of layout=nn|nt|tn|tt, batch=N (1-65535), bias (each once)");
+      }
+    }
+    lines.push_back(l);
   }
-  if (shapes.empty()) throw UsageError("--suite '" + name_or_path + "': " + path.string() + " lists no shape");
-  return shapes;
+  if (lines.empty()) throw UsageError("--suite '" + name_or_path + "': " + path.string() + " lists no shape");
+  return lines;
 }
 
 // The accuracy sweep's defaults: K values, and exponent ranges E of its wide rows.
@@ -401,6 +427,11 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                  "twice, after a pause) and flagged if it stays low (default " + shown(o.clock_threshold_pct) + ")")
       ->check(validator(real_where([](double v) { return v >= 0 && v <= 100; }, "is not a percentage (0-100)")));
   app.add_flag("--no-check", "skip verification against the FP64 reference");
+  app.add_flag("--no-hot", "time every row cold only (default: also hot, each contender's launches replayed from a CUDA graph)");
+  app.add_option("--hot-time", o.hot_time,
+                 "seconds of the rung's launches replayed from CUDA graphs per row, the hot timing (default " +
+                     shown(o.hot_time) + ")")
+      ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_flag("--list", o.list, "list the rungs and exit");
   CLI::Option* sweep_opt =
       app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
@@ -458,6 +489,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       return res;
     }
     o.check = app.count("--no-check") == 0;
+    o.hot = app.count("--no-hot") == 0;
     o.input = input_s == "normal"      ? InputKind::kNormal
               : input_s == "small_int" ? InputKind::kSmallInt
               : input_s == "wide"      ? InputKind::kWide
@@ -469,22 +501,23 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
     if (o.kernels.empty())
       for (const Rung& r : registry()) o.kernels.push_back(r.id);
 
-    std::vector<Shape> wanted;
-    if (!size_s.empty()) wanted.push_back({to_int(size_s), to_int(size_s), to_int(size_s), 0, 0, 0});
+    std::vector<SuiteLine> wanted;
+    auto want = [&](int64_t M, int64_t N, int64_t K) { wanted.push_back({Shape{M, N, K, 0, 0, 0}}); };
+    if (!size_s.empty()) want(to_int(size_s), to_int(size_s), to_int(size_s));
     for (const std::string& group : size_list)
-      for (int64_t sq : parse_size_list(group)) wanted.push_back({sq, sq, sq, 0, 0, 0});
+      for (int64_t sq : parse_size_list(group)) want(sq, sq, sq);
     for (const std::string& group : shape_list)
-      for (const Shape& s : parse_shape_list(group)) wanted.push_back(s);
-    if (!m_s.empty()) wanted.push_back({to_int(m_s), to_int(n_s), to_int(k_s), 0, 0, 0});
-    if (!suite_s.empty()) wanted = read_suite(suite_s);
-    if (wanted.empty()) wanted.push_back({4096, 4096, 4096, 0, 0, 0});
-    for (const Shape& shape : wanted)
-      for (const std::string& layout : split(o.layout, ',')) {
-        Shape s = shape;
+      for (const Shape& s : parse_shape_list(group)) wanted.push_back({s});
+    if (!m_s.empty()) want(to_int(m_s), to_int(n_s), to_int(k_s));
+    if (!suite_s.empty()) wanted = read_suite(suite_s), o.suite = suite_s;
+    if (wanted.empty()) want(4096, 4096, 4096);
+    for (const SuiteLine& line : wanted)
+      for (const std::string& layout : line.layout ? std::vector<std::string>{layout_name(line.shape)} : split(o.layout, ',')) {
+        Shape s = line.shape;
         s.transa = layout[0] == 't';
         s.transb = layout[1] == 't';
-        s.batch = o.batch;
-        s.bias = o.bias;
+        if (!line.batch) s.batch = o.batch;
+        if (!line.bias) s.bias = o.bias;
         if (!lda_s.empty()) s.lda = to_int(lda_s);
         if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
         if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
@@ -529,7 +562,9 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   os << program << " --kernel ";
   for (size_t i = 0; i < o.kernels.size(); ++i) os << (i ? "," : "") << o.kernels[i];
   const bool dense = std::all_of(o.shapes.begin(), o.shapes.end(), [](const Shape& s) { return default_ld(s); });
-  if (dense) {
+  if (!o.suite.empty()) {
+    os << " --suite " << o.suite;
+  } else if (dense) {
     os << " --shapes ";
     std::vector<std::string> seen;  // each shape once: --layout repeats it per layout
     for (const Shape& s : o.shapes) {
@@ -555,6 +590,8 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   if (o.packing != "auto") os << " --packing " << o.packing;
   if (o.repetitions > 1) os << " --repetitions " << o.repetitions;
   if (!o.check) os << " --no-check";
+  if (!o.hot) os << " --no-hot";
+  else if (o.hot_time != Options{}.hot_time) os << " --hot-time " << o.hot_time;
   if (o.accuracy_sweep) {
     auto list = [&](const char* option, const auto& values) {
       if (values.empty()) return;

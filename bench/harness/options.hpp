@@ -22,6 +22,7 @@ enum ExitCode : int {
 struct Options {
   std::vector<int> kernels;          // rung ids, in the order given (default: every rung)
   std::vector<Shape> shapes;         // default: 4096^3; each carries the layout, batch and bias below
+  std::string suite;                 // --suite NAME or file, as given ("" without one)
   std::string layout = "nn";         // --layout: op(A)'s letter, then op(B)'s (t: stored transposed)
   int64_t batch = 1;                 // --batch: products per call
   bool bias = false;                 // --bias: a bias of N floats added to every row of C
@@ -33,6 +34,8 @@ struct Options {
   int repeat = 0;                    // timed launches of each kernel per round; 0: from min_time
   double min_time = 0.25;            // seconds of the rung's timed launches per row (repeat == 0)
   int rounds = 9;                    // R: rounds of interleaved rung / cuBLAS launches per row
+  bool hot = true;                   // also time every row hot (a CUDA graph of launches; timing.hpp)
+  double hot_time = 0.1;             // --hot-time: seconds of the rung's replayed launches per row
   int repetitions = 1;               // passes over the whole sweep
   double clock_threshold_pct = 90;   // rows whose SM clock fell below this % of the max: re-measured, flagged
   bool check = true;                 // verify every rung against the FP64 reference

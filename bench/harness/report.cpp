@@ -59,6 +59,13 @@ void for_each_counter(Counters& c, F&& f) {
   f("cublas_3xtf32_rel_err", c.cublas_3xtf32_rel_err, When::kWhenSet);
   f("pct_cublas_ozaki_int8", c.pct_cublas_ozaki_int8, When::kWhenSet);
   f("cublas_ozaki_int8_rel_err", c.cublas_ozaki_int8_rel_err, When::kWhenSet);
+  f("pct_cublas_hot", c.pct_cublas_hot, When::kWhenSet);
+  f("pct_cublas_hot_lo", c.pct_cublas_hot_lo, When::kWhenSet);
+  f("pct_cublas_hot_hi", c.pct_cublas_hot_hi, When::kWhenSet);
+  f("ms_hot", c.ms_hot, When::kWhenSet);
+  f("cublas_ms_hot", c.cublas_ms_hot, When::kWhenSet);
+  f("hot_launches", c.hot_launches, When::kWhenSet);
+  f("pct_hbm_hot", c.pct_hbm_hot, When::kWhenSet);
 }
 
 std::string shape_text(const RowCounters& c) {
@@ -155,7 +162,7 @@ std::string TableReporter::header_line(size_t name_width) {
   os << std::left << std::setw(int(name_width)) << "rung / name" << std::right << std::setw(16) << "M x N x K"
      << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << std::setw(26) << "% cuBLAS [95% interval]" << "  "
      << std::left << std::setw(7) << "verdict" << std::right << std::setw(10) << "rel_err" << std::setw(9)
-     << "verified" << std::setw(11) << "SM MHz";
+     << "verified" << std::setw(11) << "SM MHz" << std::setw(24) << "hot % cuBLAS [95%]";
   return os.str();
 }
 
@@ -170,6 +177,11 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
      << (timed ? verdict(c.pct_cublas_lo, c.pct_cublas_hi) : "") << std::right << std::setw(10)
      << (c.checked ? sci(c.rel_err) : "-") << std::setw(9) << (!c.checked ? "skipped" : c.verified ? "yes" : "NO")
      << std::setw(11) << clock_text(c);
+  char hot[64] = "-";
+  if (c.pct_cublas_hot >= 0)
+    std::snprintf(hot, sizeof hot, "%.1f [%.1f, %.1f]", c.pct_cublas_hot, c.pct_cublas_hot_lo, c.pct_cublas_hot_hi);
+  os << std::setw(24) << hot;
+  if (c.pct_hbm_hot >= 0) os << "  " << std::setprecision(1) << c.pct_hbm_hot << "% of the DRAM peak (hot)";
   if (!c.clock_ok) {
     os << "  SM clock below --clock-threshold";
     if (c.remeasured > 0) os << " in all " << c.remeasured + 1 << " measurements";

@@ -58,6 +58,17 @@ struct RowCounters {
   // (sgemm::cublas_ozaki_int8: the same pre-pass, batched cuBLAS INT8 GEMMs, a rebuilding kernel).
   double pct_cublas_ozaki_int8 = -1;      // pct_cublas_ozaki_int8: as pct_cublas, against it
   double cublas_ozaki_int8_rel_err = -1;  // cublas_ozaki_int8_rel_err: its rel_err on these inputs
+  // Hot timing (timing.hpp: time_hot), every timed row unless --no-hot; -1 elsewhere (not written).
+  double pct_cublas_hot = -1;     // pct_cublas_hot: as pct_cublas, from graph replays (one ratio a round)
+  double pct_cublas_hot_lo = -1;  // pct_cublas_hot_lo, _hi: its 95% interval
+  double pct_cublas_hot_hi = -1;
+  double ms_hot = -1;             // ms_hot: median over rounds of the rung's ms per launch in a replay
+  double cublas_ms_hot = -1;      // cublas_ms_hot: the same for cuBLAS
+  int hot_launches = -1;          // hot_launches: launches in each replayed graph
+  // Rows with M <= 16 (bound by reading the operands): 100 x the time to move the operands' bytes
+  // (A, B, C written, C read too where beta != 0, the bias; every product) at the GPU's DRAM peak
+  // over ms_hot.
+  double pct_hbm_hot = -1;        // pct_hbm_hot
 };
 
 // Counters only accuracy-sweep rows carry: accuracy_sweep (1), input_normal (1 = yes) and

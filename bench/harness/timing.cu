@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -113,6 +114,83 @@ Rounds time_interleaved(const std::vector<LaunchFn>& contenders, int sets, const
   }
   if (clocks) out.clock = clocks->stop();
   return out;
+}
+
+int hot_launches(const HotPlan& plan, int sets, double launch_ms) {
+  const double wanted = std::ceil(plan.min_seconds * 1e3 / (std::max(plan.rounds, 1) * std::max(launch_ms, 1e-3)));
+  const int floor = std::max(2, sets);
+  return int(std::clamp(wanted, double(floor), double(std::max(floor, plan.max_launches))));
+}
+
+namespace {
+
+// A CUDA graph of `launches` launches over the rotated sets, instantiated; destroyed with it.
+class LaunchGraph {
+ public:
+  LaunchGraph(const LaunchFn& launch, int sets, int launches, cudaStream_t stream) {
+    SGEMM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < launches; ++i) launch_or_throw(launch, i % sets);
+    } catch (...) {
+      cudaGraph_t broken = nullptr;
+      cudaStreamEndCapture(stream, &broken);
+      if (broken) cudaGraphDestroy(broken);
+      cudaGetLastError();  // a capture error is not sticky: clear it for the rows after
+      throw;
+    }
+    cudaGraph_t graph = nullptr;
+    SGEMM_CUDA(cudaStreamEndCapture(stream, &graph));
+    const cudaError_t err = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    SGEMM_CUDA(err);
+  }
+  ~LaunchGraph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  LaunchGraph(const LaunchGraph&) = delete;
+  LaunchGraph& operator=(const LaunchGraph&) = delete;
+  void replay(cudaStream_t stream) const { SGEMM_CUDA(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace
+
+HotRounds time_hot(const std::vector<LaunchFn>& contenders, int sets, const HotPlan& plan, double launch_ms,
+                   cudaStream_t stream, SmClockSampler* clocks) {
+  sets = std::max(sets, 1);
+  const size_t n = contenders.size();
+  HotRounds out;
+  out.launches = hot_launches(plan, sets, launch_ms);
+  std::vector<std::unique_ptr<LaunchGraph>> graphs;
+  for (const LaunchFn& launch : contenders) {
+    graphs.push_back(std::make_unique<LaunchGraph>(launch, sets, out.launches, stream));
+    graphs.back()->replay(stream);  // the first replay uploads the graph: not timed
+  }
+  SGEMM_CUDA(cudaStreamSynchronize(stream));
+  const Events ev(2 * n);
+  out.ms.assign(n, std::vector<double>(size_t(plan.rounds)));
+  if (clocks) clocks->start();
+  for (int r = 0; r < plan.rounds; ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t c = r % 2 == 0 ? i : n - 1 - i;
+      SGEMM_CUDA(cudaEventRecord(ev[2 * c], stream));
+      graphs[c]->replay(stream);
+      SGEMM_CUDA(cudaEventRecord(ev[2 * c + 1], stream));
+    }
+    SGEMM_CUDA(cudaStreamSynchronize(stream));
+    for (size_t c = 0; c < n; ++c) out.ms[c][size_t(r)] = elapsed_ms(ev, 2 * c, 1)[0] / out.launches;
+  }
+  if (clocks) out.clock = clocks->stop();
+  return out;
+}
+
+std::vector<double> HotRounds::pct_per_round(size_t contender, size_t baseline) const {
+  std::vector<double> pct;
+  for (size_t r = 0; r < ms[contender].size(); ++r)
+    if (ms[contender][r] > 0) pct.push_back(100.0 * ms[baseline][r] / ms[contender][r]);
+  return pct;
 }
 
 std::vector<double> Rounds::all(size_t contender) const {

@@ -56,6 +56,32 @@ struct Rounds {
 Rounds time_interleaved(const std::vector<LaunchFn>& contenders, int sets, const RoundsPlan& plan,
                         cudaStream_t stream, SmClockSampler* clocks);
 
+// Hot timing, as nvbench's: each contender's launches are captured into one CUDA graph (launches
+// `launches` of them, taking the rotated input sets in turn), and each round replays every
+// contender's graph once between two events (the order alternating from round to round, as in
+// time_interleaved). A round's time per launch is its replay's time over the graph's launches: no
+// host between launches, no gap the events themselves add, operands still cold in L2 (the
+// rotation), the next launch queued behind the last as a model's layers are.
+struct HotPlan {
+  int rounds = 9;
+  double min_seconds = 0.1;  // replayed seconds of the first contender per row (sizes the graph)
+  int max_launches = 1000;   // bound on a graph's launches (tiny shapes)
+};
+struct HotRounds {
+  std::vector<std::vector<double>> ms;  // [contender][round]: ms per launch of that round's replay
+  int launches = 0;                     // launches in each graph
+  ClockRange clock;
+  std::vector<double> pct_per_round(size_t contender, size_t baseline) const;
+};
+// `launch_ms`: a cold time per launch of the first contender (sizes the graphs). Throws
+// CudaError or std::runtime_error as time_interleaved, also where a launch cannot be captured.
+HotRounds time_hot(const std::vector<LaunchFn>& contenders, int sets, const HotPlan& plan, double launch_ms,
+                   cudaStream_t stream, SmClockSampler* clocks);
+// How many launches a hot graph holds: enough for plan.min_seconds over the rounds at `launch_ms`
+// each, at least two and every input set once (so no launch finds its operands in L2), at most
+// plan.max_launches.
+int hot_launches(const HotPlan& plan, int sets, double launch_ms);
+
 // Device-to-device copy bandwidth in GB/s (bytes read + bytes written per second): the median
 // of several cudaMemcpyAsync of `bytes`. The memory ceiling of the roofline.
 double copy_bandwidth_gbs(cudaStream_t stream, size_t bytes = size_t(1) << 31);

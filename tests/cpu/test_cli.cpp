@@ -52,18 +52,64 @@ TEST(Cli, WorkloadSuite) {
   // --suite NAME reads bench/NAME.txt: every shape by its name, leading dimensions dense unless given.
   ParseResult r = parse({"--suite", "workloads", "--kernel", "auto"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
-  ASSERT_GE(r.options.shapes.size(), 30u) << "the suite has at least 30 shapes";
-  std::set<std::string> names;
-  bool odd_n = false, explicit_ld = false, decode = false;
+  ASSERT_GE(r.options.shapes.size(), 60u) << "the suite has at least 60 shapes";
+  std::set<std::string> names, layouts;
+  bool odd_n = false, explicit_ld = false, decode = false, batched = false, bias = false, narrow_n = false,
+       small_k = false;
   for (const Shape& s : r.options.shapes) {
     EXPECT_TRUE(names.insert(s.name).second) << "duplicate name " << s.name;
     odd_n |= s.N % 2 == 1;
     explicit_ld |= s.lda > s.K;
     decode |= s.M == 1;
+    batched |= s.batch > 1;
+    bias |= s.bias;
+    narrow_n |= s.N <= 16 && s.M >= 4096;
+    small_k |= s.K <= 16;
+    layouts.insert(layout_name(s));
   }
-  EXPECT_TRUE(odd_n && explicit_ld && decode);
+  EXPECT_TRUE(odd_n && explicit_ld && decode && batched && bias && narrow_n && small_k);
+  EXPECT_EQ(layouts, (std::set<std::string>{"nn", "nt", "tn", "tt"})) << "every layout";
+  const std::string cmd = reproduce_command(r.options, "sgemm_bench");
+  EXPECT_NE(cmd.find("--suite workloads"), std::string::npos) << "a suite's run is reproduced by the suite: " << cmd;
+  EXPECT_EQ(cmd.find("--shapes"), std::string::npos) << cmd;
   for (const char* bad : {"no_such_suite", ""}) EXPECT_EQ(parse({"--suite", bad}).exit_code, kExitUsage) << bad;
   EXPECT_EQ(parse({"--suite", "workloads", "--size", "64"}).exit_code, kExitUsage);
+}
+
+// A suite line may fix its own layout, batch and bias; the command line's apply to the other lines.
+TEST(Cli, SuiteLinesCarryTheirOwnLayoutBatchAndBias) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_tokens.txt";
+  {
+    std::ofstream f(path);
+    f << "# a comment\nplain 64 32 16\nlinear 8 128 64 layout=nt bias\nheads 16 16 8 batch=4 layout=tn  # trailing\n";
+  }
+  ParseResult r = parse({"--suite", path.string(), "--kernel", "auto", "--layout", "nn,tt", "--batch", "2"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  ASSERT_EQ(r.options.shapes.size(), 4u) << "the plain line in both --layout layouts, the others in their own";
+  EXPECT_EQ(layout_name(r.options.shapes[0]), "nn");
+  EXPECT_EQ(layout_name(r.options.shapes[1]), "tt");
+  EXPECT_EQ(r.options.shapes[0].batch, 2);
+  const Shape& linear = r.options.shapes[2];
+  EXPECT_EQ(linear.name, "linear");
+  EXPECT_EQ(layout_name(linear), "nt");
+  EXPECT_TRUE(linear.bias);
+  EXPECT_EQ(linear.batch, 2) << "no batch= on the line: --batch applies";
+  EXPECT_EQ(linear.ldb, 64) << "B stored N x K: dense rows of K";
+  const Shape& heads = r.options.shapes[3];
+  EXPECT_EQ(layout_name(heads), "tn");
+  EXPECT_EQ(heads.batch, 4);
+  EXPECT_FALSE(heads.bias);
+  for (const char* bad : {"x 8 8 8 layout=xn", "x 8 8 8 batch=0", "x 8 8 8 layout=nt layout=tn", "x 8 8 8 bogus=1",
+                          "x 8 8 layout=nt"}) {
+    {
+      std::ofstream f(path);
+      f << bad << "\n";
+    }
+    const ParseResult b = parse({"--suite", path.string()});
+    EXPECT_EQ(b.exit_code, kExitUsage) << bad;
+    EXPECT_NE(b.output.find(":1:"), std::string::npos) << "names the line: " << b.output;
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, SizesAndShapes) {
@@ -166,6 +212,16 @@ TEST(Cli, MeasurementOptions) {
   EXPECT_EQ(r.options.repetitions, 5);
   EXPECT_DOUBLE_EQ(r.options.clock_threshold_pct, 85.5);
   EXPECT_EQ(r.options.repeat, 3);
+  EXPECT_TRUE(r.options.hot) << "every row is also timed hot by default";
+  r = parse({"--no-hot"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_FALSE(r.options.hot);
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--no-hot"), std::string::npos);
+  r = parse({"--hot-time", "0.5"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_DOUBLE_EQ(r.options.hot_time, 0.5);
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--hot-time 0.5"), std::string::npos);
+  EXPECT_EQ(parse({"--hot-time", "0"}).exit_code, kExitUsage);
 }
 
 // A results path is checked by opening it before any GPU work; a file created for the check is

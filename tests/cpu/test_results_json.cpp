@@ -30,6 +30,8 @@ RowCounters sample_row() {
   c.pct_cublas = 87.25, c.pct_cublas_lo = 86.5, c.pct_cublas_hi = 88.0, c.cublas_ms = 1.09;
   c.rel_err = 1.5e-7, c.verified = true;
   c.sm_clock_mhz = 1965, c.sm_clock_min_mhz = 1950, c.sm_clock_max_mhz = 1980;
+  c.pct_cublas_hot = 95.5, c.pct_cublas_hot_lo = 94.25, c.pct_cublas_hot_hi = 97.0;
+  c.ms_hot = 1.125, c.cublas_ms_hot = 1.0625, c.hot_launches = 25;
   return c;
 }
 
@@ -105,7 +107,8 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
                           counter == "pct_cublas_3xtf32" || counter == "cublas_3xtf32_rel_err" ||
                           counter == "pct_cublas_ozaki_int8" || counter == "cublas_ozaki_int8_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
-                          counter == "input_wide_exponent" || counter == "batch" || counter == "bias";
+                          counter == "input_wide_exponent" || counter == "batch" || counter == "bias" ||
+                          counter == "pct_hbm_hot";  // rows with M <= 16 only
     EXPECT_EQ(b.contains(counter), !optional) << counter;
   }
   EXPECT_EQ(b.at("rung"), want.rung);
@@ -115,6 +118,10 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
   EXPECT_DOUBLE_EQ(b.at("pct_cublas_lo").get<double>(), want.pct_cublas_lo);
   EXPECT_DOUBLE_EQ(b.at("pct_cublas_hi").get<double>(), want.pct_cublas_hi);
   EXPECT_DOUBLE_EQ(b.at("ms_q3").get<double>(), want.ms_q3);
+  EXPECT_DOUBLE_EQ(b.at("pct_cublas_hot").get<double>(), want.pct_cublas_hot);
+  EXPECT_DOUBLE_EQ(b.at("pct_cublas_hot_lo").get<double>(), want.pct_cublas_hot_lo);
+  EXPECT_DOUBLE_EQ(b.at("ms_hot").get<double>(), want.ms_hot);
+  EXPECT_EQ(b.at("hot_launches"), want.hot_launches);
   EXPECT_EQ(b.at("sm_clock_min_mhz"), 1950);
   EXPECT_EQ(b.at("clock_ok"), 1);
   EXPECT_EQ(b.at("remeasured"), 0);
@@ -225,6 +232,15 @@ TEST(ResultsTable, RowFormat) {
   unchecked.checked = false;
   EXPECT_NE(TableReporter::row_line("x", unchecked).find("skipped"), std::string::npos);
   EXPECT_NE(TableReporter::header_line().find("% cuBLAS [95% interval]"), std::string::npos);
+  EXPECT_NE(TableReporter::header_line().find("hot % cuBLAS"), std::string::npos);
+  EXPECT_NE(line.find("95.5 [94.2, 97.0]"), std::string::npos) << line;  // the hot figure and its interval
+  EXPECT_EQ(line.find("DRAM peak"), std::string::npos) << line;         // only rows with M <= 16 carry it
+  RowCounters decode = sample_row();
+  decode.pct_hbm_hot = 88.25;
+  EXPECT_NE(TableReporter::row_line("x", decode).find("88.2% of the DRAM peak (hot)"), std::string::npos);
+  RowCounters cold = sample_row();
+  cold.pct_cublas_hot = cold.pct_cublas_hot_lo = cold.pct_cublas_hot_hi = -1;  // --no-hot
+  EXPECT_EQ(TableReporter::row_line("x", cold).find("95.5"), std::string::npos);
 }
 
 TEST(ResultsTable, VerdictAndClockFlag) {
