@@ -225,34 +225,56 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
 }
 
 // op(B) = B^T: warps in groups of `split` per CT columns, product blockIdx.y of a batch (at most
-// 65535 a launch).
-template <int MT>
+// 65535 a launch). kSwap, the narrow-N form (gemv_form): the kernel's few rows are op(B)^T (N of
+// them; element (n, k) at B[k ldb + n], K-major, or with op(B) = B^T at B[n ldb + k]) and its many
+// rows A's (M of them, along K); it writes C^T's elements into C.
+template <int MT, bool kSwap>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_t_cols<MT>();
-  const bool vec = !a.transa && vec4_ok_batched(a);
-  auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true> : sgemm_30_gemv_t<MT, CT, false>;
+  auto rows16 = [&](const float* p, int64_t ld, int64_t stride) {
+    return rows_aligned(p, ld) && (a.batch == 1 || stride % kVecWidth == 0);
+  };
+  const int64_t few = kSwap ? a.N : a.M, many = kSwap ? a.M : a.N;
+  const float* S = kSwap ? a.B : a.A;            // the few rows
+  const int64_t lds = kSwap ? a.ldb : a.lda, strideS = kSwap ? a.strideB : a.strideA;
+  const bool kMajor = kSwap ? !a.transb : a.transa;  // S(m, k) at S[k lds + m]
+  const float* L = kSwap ? a.A : a.B;            // the many rows, along K
+  const int64_t ldl = kSwap ? a.lda : a.ldb, strideL = kSwap ? a.strideA : a.strideB;
+  const bool vec = rows16(L, ldl, strideL);
+  const int small = !rows16(S, lds, strideS) ? kSmallScalar : !kMajor ? kSmallRows : MT >= kVecWidth ? kSmallKMajor
+                                                                                                     : kSmallScalar;
+  auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true, kSwap> : sgemm_30_gemv_t<MT, CT, false, kSwap>;
   if (const Status s = prepare(kernel, kGemvTWarps * kWarpSize, 0, nullptr, why); s != Status::kOk) return s;
   const int split = gemv_t_split(a.K), groups = kGemvTWarps / split;
   Status s = Status::kOk;
   for (int64_t z = 0; z < a.batch && s == Status::kOk; z += 65535) {
-    const dim3 grid(unsigned(ceil_div64(a.N, int64_t(groups) * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
-    kernel<<<grid, kGemvTWarps * kWarpSize, 0, stream>>>(int(a.M), int(a.N), int(a.K), a.alpha, a.A + z * a.strideA,
-        int(a.lda), a.transa, a.B + z * a.strideB, int(a.ldb), a.beta, a.C + z * a.strideC, int(a.ldc),
-        Batch{a.strideA, a.strideB, a.strideC, a.bias}, split);
+    const dim3 grid(unsigned(ceil_div64(many, int64_t(groups) * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
+    kernel<<<grid, kGemvTWarps * kWarpSize, 0, stream>>>(int(few), int(many), int(a.K), a.alpha, S + z * strideS,
+        int(lds), kMajor, L + z * strideL, int(ldl), a.beta, a.C + z * a.strideC, int(a.ldc),
+        Batch{strideS, strideL, a.strideC, a.bias}, split, small);
     s = launch_status();
   }
   return s;
 }
 
 Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  static_assert(kGemvMaxRows == 32 && kGemvTMaxRows == 16, "the GEMVs' row groups are 1, 2, 4, 8, 16 (and 32) rows");
+  static_assert(kGemvMaxRows == 32 && kGemvTMaxRows == 16 && kGemvNarrowMaxCols == 16,
+                "the GEMVs' row groups are 1, 2, 4, 8, 16 (and 32) rows");
   constexpr Launch kRows[kGemvGroups] = {&launch_gemv_rows<1>, &launch_gemv_rows<2>, &launch_gemv_rows<4>,
                                          &launch_gemv_rows<8>, &launch_gemv_rows<16>, &launch_gemv_rows<kGemvMaxRows>};
-  constexpr Launch kRowsT[kGemvGroups - 1] = {&launch_gemv_t_rows<1>, &launch_gemv_t_rows<2>, &launch_gemv_t_rows<4>,
-                                              &launch_gemv_t_rows<8>, &launch_gemv_t_rows<kGemvTMaxRows>};
-  if (a.transb && a.M > kGemvTMaxRows) return launch_tiles<FewRows>(a, stream, why);  // (the model never asks)
-  if (!a.transb && a.batch > 1) return launch_tiles<FewRows>(a, stream, why);
-  return (a.transb ? kRowsT : kRows)[gemv_group(a.M)](a, stream, why);
+  constexpr Launch kRowsT[kGemvGroups - 1] = {&launch_gemv_t_rows<1, false>, &launch_gemv_t_rows<2, false>,
+                                              &launch_gemv_t_rows<4, false>, &launch_gemv_t_rows<8, false>,
+                                              &launch_gemv_t_rows<kGemvTMaxRows, false>};
+  constexpr Launch kNarrowN[kGemvGroups - 1] = {&launch_gemv_t_rows<1, true>, &launch_gemv_t_rows<2, true>,
+                                                &launch_gemv_t_rows<4, true>, &launch_gemv_t_rows<8, true>,
+                                                &launch_gemv_t_rows<kGemvNarrowMaxCols, true>};
+  switch (gemv_form(a)) {
+    case GemvForm::kRows: return kRows[gemv_group(a.M)](a, stream, why);
+    case GemvForm::kRowsT: return kRowsT[gemv_group(a.M)](a, stream, why);
+    case GemvForm::kNarrowN: return kNarrowN[gemv_group(a.N)](a, stream, why);
+    case GemvForm::kNone: break;
+  }
+  return launch_tiles<FewRows>(a, stream, why);  // (the model never asks)
 }
 
 // ---- the candidates -----------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // op(B) = B^T (nn.Linear's weight), read along K.
 #pragma once
 
+#include <type_traits>
+
 #include "common/common.cuh"
 
 namespace sgemm::rung30 {
@@ -172,18 +174,63 @@ inline int gemv_t_split(int64_t K) {
   return split;
 }
 
+// How the kernel below reads its few rows (element (m, k) at S + m sm + k sk): one float at a time
+// (any layout, any alignment); four k steps of a row as one 128-bit load (sk = 1, rows 16-byte
+// aligned); or, stored K-major (sm = 1: op(A) = A^T, or the narrow-N form's B), each of four k steps'
+// MT values as MT / 4 128-bit loads (rows of sk floats 16-byte aligned, MT >= 4).
+enum GemvSmall : int { kSmallScalar = 0, kSmallRows = 1, kSmallKMajor = 2 };
+
+// Component i (0-3, known at compile time once unrolled) of v.
+__device__ __forceinline__ void set_component(float4& v, int i, float x) {
+  if (i == 0) v.x = x;
+  else if (i == 1) v.y = x;
+  else if (i == 2) v.z = x;
+  else v.w = x;
+}
+
+// a[m] = (S(m, k), .. S(m, k + 3)) for every m < MT, S stored K-major: S(m, k) at S[k ld + m] (zero
+// past K or M). The MT values of one k are contiguous: whole float4s where 4 of them lie below M.
+template <int MT>
+__device__ __forceinline__ void small_k_major(float4 (&a)[MT], const float* S, int ld, int k, int K, int M) {
+#pragma unroll
+  for (int i = 0; i < kVecWidth; ++i) {
+    const float* row = S + int64_t(k + i) * ld;
+    const bool ok = k + i < K;
+#pragma unroll
+    for (int q = 0; q < MT; q += kVecWidth) {
+      float4 t;
+      if (ok && q + kVecWidth <= M) {
+        t = load_f4(row + q);
+      } else {
+        t.x = ok && q < M ? row[q] : 0.0f;
+        t.y = ok && q + 1 < M ? row[q + 1] : 0.0f;
+        t.z = ok && q + 2 < M ? row[q + 2] : 0.0f;
+        t.w = ok && q + 3 < M ? row[q + 3] : 0.0f;
+      }
+      set_component(a[q], i, t.x);
+      set_component(a[q + 1], i, t.y);
+      set_component(a[q + 2], i, t.z);
+      set_component(a[q + 3], i, t.w);
+    }
+  }
+}
+
 // C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. The
 // block's warps form kGemvTWarps / split column groups of CT columns (rows of B), n0 .. n0 + CT - 1;
 // the `split` warps of a group take every split-th span of 128 floats along K. A warp's lanes walk
 // their spans four floats at a time (a warp instruction reads 512 contiguous bytes of a row of B, each
 // byte of B once), keep MT x CT partial dot products and add them across the warp with shuffles; the
 // group's warps add theirs through shared memory. op(A)'s rows (element (m, k) at A + m sm + k sk)
-// are read by every warp: from L1. kVec: B's rows, and op(A)'s rows along K (not transposed), 16-byte
-// aligned: 128-bit loads; otherwise single floats.
-template <int MT, int CT, bool kVec>
+// are read by every warp, from L1, as `small` says (GemvSmall). kVec: B's rows 16-byte aligned
+// (128-bit loads); otherwise single floats.
+// kSwap, the narrow-N form: the same walk computes C^T = op(B)^T op(A)^T for a tall M and an N of at
+// most MT. The caller passes op(B)^T as the few rows (M = its N, A = its B) and its A, stored M x K,
+// as the many (N = its M, B = its A); each sum goes to C^T's element, that is C[n ldc + m], with the
+// bias of column m.
+template <int MT, int CT, bool kVec, bool kSwap>
 __global__ void __launch_bounds__(kGemvTWarps * kWarpSize)
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
-                float beta, float* C, int ldc, Batch batch, int split) {
+                float beta, float* C, int ldc, Batch batch, int split, int small) {
   __shared__ float sPart[kGemvTWarps][MT * CT];  // each warp's sums
   const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.y);
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
@@ -192,7 +239,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   const int sm = transa ? 1 : lda, sk = transa ? lda : 1;
   auto a4 = [&](int m, int k) {  // op(A)'s row m, k .. k + 3 (zero past K or M)
     const float* row = g.A + int64_t(m) * sm;
-    if (kVec) return load4_or_zero<true>(row, k, m < M ? K : 0, true);
+    if (small == kSmallRows) return load4_or_zero<true>(row, k, m < M ? K : 0, true);
     float4 v;
     v.x = m < M && k < K ? row[int64_t(k) * sk] : 0.0f;
     v.y = m < M && k + 1 < K ? row[int64_t(k + 1) * sk] : 0.0f;
@@ -203,15 +250,18 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   float acc[MT][CT] = {};
   constexpr int kUnroll = MT * CT <= 16 ? 2 : 1;  // two k steps' loads in flight where registers allow
   const int step = kVecWidth * kWarpSize * split;
-  if (n0 < N) {
+  // The walk along K; kKMajor: op(A)'s four k steps read first, K-major (small_k_major).
+  auto walk = [&](auto kKMajor) {
 #pragma unroll kUnroll
     for (int k = kVecWidth * (part * kWarpSize + lane); k < K; k += step) {
       float4 b[CT];
 #pragma unroll
       for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
+      float4 ak[kKMajor() ? MT : 1];
+      if constexpr (kKMajor()) small_k_major<MT>(ak, g.A, lda, k, K, M);
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
-        const float4 a = a4(m, k);
+        const float4 a = kKMajor() ? ak[kKMajor() ? m : 0] : a4(m, k);
 #pragma unroll
         for (int c = 0; c < CT; ++c) {
           acc[m][c] += a.x * b[c].x;
@@ -220,6 +270,14 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
           acc[m][c] += a.w * b[c].w;
         }
       }
+    }
+  };
+  if (n0 < N) {
+    if constexpr (MT >= kVecWidth) {
+      if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{});
+      else walk(std::integral_constant<bool, false>{});
+    } else {
+      walk(std::integral_constant<bool, false>{});
     }
   }
 #pragma unroll
@@ -239,8 +297,8 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     if (m >= M || n >= N) continue;
     float sum = 0.0f;
     for (int w = 0; w < split; ++w) sum += sPart[group * split + w][m * CT + c];
-    float* out = g.C + int64_t(m) * ldc + n;
-    *out = epilogue(alpha, sum, beta, out, g.bias, n);
+    float* out = kSwap ? g.C + int64_t(n) * ldc + m : g.C + int64_t(m) * ldc + n;
+    *out = epilogue(alpha, sum, beta, out, g.bias, kSwap ? m : n);
   }
 }
 

@@ -98,6 +98,12 @@ double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
   return 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
 }
 
+GemvForm gemv_form(const GemmArgs& a) {
+  if (a.transb ? a.M <= kGemvTMaxRows : a.M <= kGemvMaxRows && a.batch == 1) return a.transb ? GemvForm::kRowsT : GemvForm::kRows;
+  if (!a.transa && a.N <= kGemvNarrowMaxCols) return GemvForm::kNarrowN;
+  return GemvForm::kNone;
+}
+
 int gemv_group(int64_t M) {
   int g = 0;
   while (g + 1 < kGemvGroups && (int64_t(1) << g) < M) ++g;
@@ -129,13 +135,17 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const double products = double(a.batch);
   t.minBytes = products * 4.0 * (double(a.M) * a.K + double(a.K) * a.N + double(a.M) * a.N * (a.beta != 0 ? 2 : 1));
   switch (cand.kind) {
-    case Kind::kGemv:
-      if (a.transb ? a.M > kGemvTMaxRows : (a.M > kGemvMaxRows || a.batch > 1)) return t;
+    case Kind::kGemv: {
+      // The narrow-N form computes C^T: its few rows are C's columns, its many C's rows.
+      const GemvForm form = gemv_form(a);
+      if (form == GemvForm::kNone) return t;
+      const bool narrow = form == GemvForm::kNarrowN;
       t.gemvBytes = t.minBytes;
-      t.gemvGroup = gemv_group(a.M);
-      t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(a.N) * double(a.K);
+      t.gemvGroup = gemv_group(narrow ? a.N : a.M);
+      t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(narrow ? a.M : a.N) * double(a.K);
       t.runs = true;
       return t;
+    }
     case Kind::kRepack: {
       if (a.batch > 1) return t;  // the copies are of one product
       const PackPlan r = pack_plan(a);

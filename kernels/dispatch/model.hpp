@@ -42,6 +42,12 @@ inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of t
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32 (one product)
 constexpr int kGemvTMaxRows = 16;     // and with op(B) = B^T, M <= 16 (any batch)
+constexpr int kGemvNarrowMaxCols = 16;  // the narrow-N form: N <= 16 with op(A) = A (any M, any batch)
+// Which GEMV kernel a call takes: rows (M <= 32, op(B) = B, one product), rows along K (op(B) = B^T,
+// M <= 16), the narrow-N form (C^T = op(B)^T A^T: N <= 16, op(A) = A, where neither row form takes
+// the call), or none.
+enum class GemvForm { kNone, kRows, kRowsT, kNarrowN };
+GemvForm gemv_form(const GemmArgs& a);
 
 // What the model knows of the GPU: its SMs, its peaks (the capstone's cut plan prices its add by
 // them), whether launches may overlap (the cut's early launches), and per candidate and access

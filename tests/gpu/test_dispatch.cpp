@@ -68,6 +68,7 @@ TEST(Dispatch, PicksByShape) {
   ASSERT_NE(r->choice, nullptr);
   EXPECT_EQ(std::string(r->choice(shape(1, 8192, 4096))), "gemv");
   EXPECT_EQ(std::string(r->choice(shape(8192, 8192, 8192))), "capstone");
+  EXPECT_EQ(std::string(r->choice(shape(65536, 4, 4096))), "gemv") << "the narrow-N form: C^T as a GEMV";
   for (const GemmArgs& a : {shape(1, 1, 1), shape(65536, 64, 1024), shape(3001, 2999, 997), shape(64, 64, 65536)})
     EXPECT_FALSE(std::string(r->choice(a)).empty());
 }
@@ -114,6 +115,17 @@ TEST(Dispatch, TermsCountEdgeTilesAndTheGemvsRows) {
   ASSERT_TRUE(g.runs);
   EXPECT_EQ(g.gemvGroup, 4);
   EXPECT_DOUBLE_EQ(g.gemvFlops, 2.0 * 16 * 4096 * 1000);
+  // The narrow-N form: C's columns are the kernel's rows (N = 3: its 4-row group), C's rows its many.
+  const rung30::Terms n = rung30::model_terms(candidate("gemv"), shape(8192, 3, 4096));
+  ASSERT_TRUE(n.runs);
+  EXPECT_EQ(n.gemvGroup, 2);
+  EXPECT_DOUBLE_EQ(n.gemvFlops, 2.0 * 4 * 8192 * 4096);
+  EXPECT_EQ(rung30::gemv_form(shape(8192, 3, 4096)), rung30::GemvForm::kNarrowN);
+  EXPECT_EQ(rung30::gemv_form(shape(8, 3, 4096)), rung30::GemvForm::kRows) << "few rows: the row form first";
+  EXPECT_EQ(rung30::gemv_form(shape(8192, 17, 4096)), rung30::GemvForm::kNone);
+  GemmArgs ta = shape(8192, 3, 4096);
+  ta.transa = true;
+  EXPECT_EQ(rung30::gemv_form(ta), rung30::GemvForm::kNone) << "A stored K x M: its rows do not run along K";
 }
 
 // Split-K with K cut where the calibration cuts it (one block per SM, every SM full, and splits in
@@ -168,6 +180,23 @@ TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
       }
     }
   for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, shapes);
+}
+
+// The narrow-N GEMV (N <= 16, op(A) = A) under compute-sanitizer: op(B) = B (read K-major: whole
+// float4s where ldb allows, single floats where not) and op(B) = B^T (rows along K), every row group
+// of its kernel (N = 1-16), ragged K, leading dimensions that break 16-byte rows, batches and a bias.
+TEST(Dispatch, SanitizerRaggedNarrowN) {
+  std::vector<harness::Shape> shapes;
+  for (const bool transb : {false, true})
+    for (harness::Shape s : std::vector<harness::Shape>{{2053, 1, 1030}, {777, 3, 129}, {300, 8, 2100}, {1500, 12, 333},
+                                                         {4100, 16, 700}, {1031, 7, 517, 519, 0, 9}})
+      for (const int64_t batch : {1, 3}) {
+        harness::Shape b = s;
+        b.transb = transb, b.batch = batch, b.bias = batch > 1;
+        if (transb && b.ldb != 0) b.ldb = b.K + 3;  // B stored N x K: rows of K + 3 floats
+        shapes.push_back(harness::with_default_ld(b));
+      }
+  check_candidate(candidate("gemv"), shapes);
 }
 
 // The candidates that add partial sums across blocks do it in a fixed order: the same bits on every run.
