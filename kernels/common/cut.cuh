@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include "common/common.cuh"
 #include "common/cut_plan.hpp"
@@ -26,15 +27,27 @@ __global__ void add_workspace(int M, int N, float* C, int ldc, const float* W, i
 // One launch of the whole-tile kernel of tile Cfg on GEMM `g`: grid.x tile columns x grid.y tile
 // rows (x grid.z products), `extra` after the kernel's usual arguments. `early`: it may start while
 // the launch before it still runs (programmatic dependent launch).
+// The dynamic shared memory of tile Cfg's kernels in a layout: a tile whose kernels stage a
+// transposed B's slab (rung 17's: Cfg::smem_bytes) asks for that area only where op(B) = B^T.
+template <class Cfg, class = void>
+struct SmemOf {
+  static int bytes(bool) { return Cfg::kSmemBytes; }
+};
+template <class Cfg>
+struct SmemOf<Cfg, std::void_t<decltype(Cfg::smem_bytes(true))>> {
+  static int bytes(bool transB) { return Cfg::smem_bytes(transB); }
+};
+
 template <class Cfg, class Kernel, class... Extra>
-Status launch_part(Kernel kernel, const Gemm& g, dim3 grid, bool early, cudaStream_t stream, Extra... extra) {
+Status launch_part(Kernel kernel, const Gemm& g, dim3 grid, bool early, bool transB, cudaStream_t stream,
+                   Extra... extra) {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(Cfg::kThreads);
-  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.dynamicSmemBytes = SmemOf<Cfg>::bytes(transB);
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = early ? 1 : 0;
@@ -67,7 +80,7 @@ Status launch(const Plan& p, const stream_k::Model& m, Kernel whole, const GemmA
     g.C += int64_t(r0) * g.ldc;
     if (part.intoWorkspace) g.C = W, g.ldc = ldw, g.beta = 0.0f;
     const dim3 grid(tilesN, part.row1 - part.row0);
-    auto launch_with = [&](auto... e) { return launch_part<Cfg>(whole, g, grid, !first, stream, e...); };
+    auto launch_with = [&](auto... e) { return launch_part<Cfg>(whole, g, grid, !first, a.transb, stream, e...); };
     if (s == Status::kOk) s = std::apply(launch_with, extra(part.intoWorkspace));
     first = false;
   }
@@ -89,7 +102,7 @@ Status launch_batch(Kernel whole, const GemmArgs& a, const Batch& batch, cudaStr
     const Gemm g{int(a.M), int(a.N), int(a.K), a.alpha, a.A + z * a.strideA, int(a.lda), a.B + z * a.strideB,
                  int(a.ldb), a.beta, a.C + z * a.strideC, int(a.ldc)};
     const dim3 grid(ceil_div(g.N, Cfg::BN), ceil_div(g.M, Cfg::BM), unsigned(std::min<int64_t>(a.batch - z, 65535)));
-    s = launch_part<Cfg>(whole, g, grid, false, stream, batch);
+    s = launch_part<Cfg>(whole, g, grid, false, a.transb, stream, batch);
   }
   return s;
 }

@@ -121,13 +121,14 @@ Tiles<Cfg> tiles_of(bool vec, bool transA, bool transB) {
   });
 }
 template <class Cfg>
-Status prepare_tiles(const Tiles<Cfg>& t, KernelInfo* info, std::string* why) {
-  const Status s = prepare(t.whole, Cfg::kThreads, Cfg::kSmemBytes, nullptr, why);
-  return s != Status::kOk ? s : prepare(t.shares, Cfg::kThreads, Cfg::kSmemBytes, info, why);
+Status prepare_tiles(const Tiles<Cfg>& t, bool transB, KernelInfo* info, std::string* why) {
+  const int smem = Cfg::smem_bytes(transB);
+  const Status s = prepare(t.whole, Cfg::kThreads, smem, nullptr, why);
+  return s != Status::kOk ? s : prepare(t.shares, Cfg::kThreads, smem, info, why);
 }
-template <bool kVec, class Cfg>  // NN's, for the model's occupancy (the layouts' share the tile's limits)
+template <bool kVec, class Cfg>  // NN's, for the model's occupancy (its constants are NN's)
 Status prepare_tiles(KernelInfo* info, std::string* why) {
-  return prepare_tiles(tiles_of<Cfg>(kVec, false, false), info, why);
+  return prepare_tiles(tiles_of<Cfg>(kVec, false, false), false, info, why);
 }
 
 // A batch runs whole tiles, grid z the product (as the capstone's own launch does).
@@ -135,12 +136,12 @@ template <class Cfg>
 Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const Tiles<Cfg> t = tiles_of<Cfg>(vec4_ok_batched(a), a.transa, a.transb);
   KernelInfo info;
-  if (const Status s = prepare_tiles(t, &info, why); s != Status::kOk) return s;
+  if (const Status s = prepare_tiles(t, a.transb, &info, why); s != Status::kOk) return s;
   const Batch batch{a.strideA, a.strideB, a.strideC, a.bias};
   if (a.batch > 1) return cut::launch_batch<Cfg>(t.whole, a, batch, stream);
   const stream_k::Model m{Cfg::BM, Cfg::BN, Cfg::BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
-  return stream_k::launch(p, m, t.whole, t.shares, Cfg::kThreads, Cfg::kSmemBytes, a, stream, batch);
+  return stream_k::launch(p, m, t.whole, t.shares, Cfg::kThreads, Cfg::smem_bytes(a.transb), a, stream, batch);
 }
 
 // ---- split-K with a parallel reduction ----------------------------------------------------------
@@ -149,7 +150,7 @@ template <bool kVec, class Cfg, bool kTransA = false, bool kTransB = false>
 Status prepare_split_k(KernelInfo* info, std::string* why) {
   const Status s = prepare(sgemm_30_reduce<kVec>, kWarpSize * kWarpSize, 0, nullptr, why);
   auto split = sgemm_30_split_k<kVec, kTransA, kTransB, Cfg>;
-  return s != Status::kOk ? s : prepare(split, Cfg::kThreads, Cfg::kSmemBytes, info, why);
+  return s != Status::kOk ? s : prepare(split, Cfg::kThreads, Cfg::smem_bytes(kTransB), info, why);
 }
 
 // Split-K as the model splits it (candidate kC's costs; or into at most `splits` parts, the
@@ -179,7 +180,7 @@ Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, s
     return launch_tiles<Cfg>(a, stream, why);  // no room for the partials: stream-K needs less
   float* W = static_cast<float*>(ws);
   const dim3 grid(ceil_div(int(a.N), Cfg::BN), ceil_div(int(a.M), Cfg::BM), unsigned(sp.splits));
-  kk.split<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
+  kk.split<<<grid, Cfg::kThreads, Cfg::smem_bytes(a.transb), stream>>>(int(a.M), int(a.N), int(a.K), a.A, int(a.lda), a.B,
                                                           int(a.ldb), W, ldw, sp.slabsPerSplit);
   Status s = launch_status();
   const dim3 block(kWarpSize, unsigned(std::min(sp.splits, kWarpSize)));

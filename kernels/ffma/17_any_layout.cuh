@@ -57,7 +57,9 @@ struct Config {
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
   static constexpr int kStagedFloats = BK * BN;          // a K-contiguous B's next slab, as each thread copied it
-  static constexpr int kSmemBytes = (Stages * kStageFloats + kStagedFloats) * int(sizeof(float));
+  static constexpr int kSmemBytes = Stages * kStageFloats * int(sizeof(float));  // op(B) = B: the stages alone
+  // op(B) = B^T adds the staging area; only its kernels ask for it (the others keep their occupancy).
+  static constexpr int smem_bytes(bool transB) { return kSmemBytes + (transB ? kStagedFloats * int(sizeof(float)) : 0); }
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
   static_assert(WM % TM == 0 && WN % TN == 0, "thread tiles must tile the warp tile exactly");
   static_assert((WM / TM) * (WN / TN) == kWarpSize, "a warp tile holds exactly 32 thread tiles");
@@ -440,8 +442,9 @@ Kernels kernels(bool vec, bool transA, bool transB) {
 // The launch's kernels prepared on the current device.
 Status prepare_kernels(bool vec, bool transA, bool transB, KernelInfo* info, std::string* why) {
   const Kernels k = kernels(vec, transA, transB);
-  const Status s = prepare(k.whole, Tuned::kThreads, Tuned::kSmemBytes, nullptr, why);
-  return s != Status::kOk ? s : prepare(k.shares, Tuned::kThreads, Tuned::kSmemBytes, info, why);
+  const int smem = Tuned::smem_bytes(transB);
+  const Status s = prepare(k.whole, Tuned::kThreads, smem, nullptr, why);
+  return s != Status::kOk ? s : prepare(k.shares, Tuned::kThreads, smem, info, why);
 }
 
 // The plan for `a` on the current device (the launcher's, and the GPU tests').
@@ -466,7 +469,8 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
     auto extra = [&](bool intoWorkspace) { return std::tuple{Batch{0, 0, 0, intoWorkspace ? nullptr : a.bias}}; };
     return cut::launch<Tuned>(p, kModel, k.whole, a, stream, extra);
   }
-  return stream_k::launch(p.streamK, kModel, k.whole, k.shares, Tuned::kThreads, Tuned::kSmemBytes, a, stream, batch);
+  return stream_k::launch(p.streamK, kModel, k.whole, k.shares, Tuned::kThreads, Tuned::smem_bytes(a.transb), a, stream,
+                          batch);
 }
 
 }  // namespace sgemm::rung17
