@@ -28,6 +28,19 @@ constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
 template <int MT, int CT>
 constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
 
+// Programmatic dependent launch (30_auto.cuh launches the GEMVs with it from sm_90 on): while the
+// launch before this one still runs, warm L2 with a line this thread will read first of the
+// operand that streams (`first`; a prefetch never returns a stale value: every write lands in L2),
+// wait until that launch has finished and its writes are visible, then let the launch after this
+// one start its blocks as slots free up. Without the launch attribute the wait returns at once.
+__device__ __forceinline__ void gemv_overlap(const float* first) {
+#if __CUDA_ARCH__ >= 900
+  if (first != nullptr) asm volatile("prefetch.global.L2 [%0];" ::"l"(first));
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
 // `steps` unless kFull, zero in a column outside C).
 template <int CT, int R, bool kFull>
@@ -97,6 +110,9 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
 #pragma unroll
   for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
+  // No warming here: the prefetch's address alone costs this kernel a register it does not have at
+  // 1024 threads (ptxas spills).
+  gemv_overlap(nullptr);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
@@ -180,40 +196,24 @@ inline int gemv_t_split(int64_t K) {
 // MT values as MT / 4 128-bit loads (rows of sk floats 16-byte aligned, MT >= 4).
 enum GemvSmall : int { kSmallScalar = 0, kSmallRows = 1, kSmallKMajor = 2 };
 
-// Component i (0-3, known at compile time once unrolled) of v.
-__device__ __forceinline__ void set_component(float4& v, int i, float x) {
-  if (i == 0) v.x = x;
-  else if (i == 1) v.y = x;
-  else if (i == 2) v.z = x;
-  else v.w = x;
-}
-
-// a[m] = (S(m, k), .. S(m, k + 3)) for every m < MT, S stored K-major: S(m, k) at S[k ld + m] (zero
-// past K or M). The MT values of one k are contiguous: whole float4s where 4 of them lie below M.
-template <int MT>
-__device__ __forceinline__ void small_k_major(float4 (&a)[MT], const float* S, int ld, int k, int K, int M) {
+// t[i] = (S(q, k + i), .. S(q + 3, k + i)), S stored K-major: S(m, k) at S[k ld + m] (zero past K or
+// M). The values of one k are contiguous: a whole float4 where all four lie below M.
+__device__ __forceinline__ void small_k_major(float4 (&t)[kVecWidth], const float* S, int ld, int q, int k, int K, int M) {
 #pragma unroll
   for (int i = 0; i < kVecWidth; ++i) {
-    const float* row = S + int64_t(k + i) * ld;
+    const float* row = S + int64_t(k + i) * ld + q;
     const bool ok = k + i < K;
-#pragma unroll
-    for (int q = 0; q < MT; q += kVecWidth) {
-      float4 t;
-      if (ok && q + kVecWidth <= M) {
-        t = load_f4(row + q);
-      } else {
-        t.x = ok && q < M ? row[q] : 0.0f;
-        t.y = ok && q + 1 < M ? row[q + 1] : 0.0f;
-        t.z = ok && q + 2 < M ? row[q + 2] : 0.0f;
-        t.w = ok && q + 3 < M ? row[q + 3] : 0.0f;
-      }
-      set_component(a[q], i, t.x);
-      set_component(a[q + 1], i, t.y);
-      set_component(a[q + 2], i, t.z);
-      set_component(a[q + 3], i, t.w);
+    if (ok && q + kVecWidth <= M) {
+      t[i] = load_f4(row);
+    } else {
+      t[i].x = ok && q < M ? row[0] : 0.0f;
+      t[i].y = ok && q + 1 < M ? row[1] : 0.0f;
+      t[i].z = ok && q + 2 < M ? row[2] : 0.0f;
+      t[i].w = ok && q + 3 < M ? row[3] : 0.0f;
     }
   }
 }
+__device__ __forceinline__ float component(const float4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
 // C (M x N, M <= MT) = alpha * op(A) * B^T + beta * C (+ bias), product blockIdx.y of a batch. The
 // block's warps form kGemvTWarps / split column groups of CT columns (rows of B), n0 .. n0 + CT - 1;
@@ -237,6 +237,8 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   const int groups = kGemvTWarps / split, part = warp % split;
   const int n0 = (blockIdx.x * groups + warp / split) * CT;
   const int sm = transa ? 1 : lda, sk = transa ? lda : 1;
+  // The lane's first float4 of its first row of B.
+  gemv_overlap(K > 0 ? g.B + int64_t(min(n0, N - 1)) * ldb + min(kVecWidth * (part * kWarpSize + lane), K - 1) : nullptr);
   auto a4 = [&](int m, int k) {  // op(A)'s row m, k .. k + 3 (zero past K or M)
     const float* row = g.A + int64_t(m) * sm;
     if (small == kSmallRows) return load4_or_zero<true>(row, k, m < M ? K : 0, true);
@@ -250,25 +252,36 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   float acc[MT][CT] = {};
   constexpr int kUnroll = MT * CT <= 16 ? 2 : 1;  // two k steps' loads in flight where registers allow
   const int step = kVecWidth * kWarpSize * split;
-  // The walk along K; kKMajor: op(A)'s four k steps read first, K-major (small_k_major).
+  auto fma4 = [&](int m, const float4& a, const float4 (&b)[CT]) {
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+      acc[m][c] += a.x * b[c].x;
+      acc[m][c] += a.y * b[c].y;
+      acc[m][c] += a.z * b[c].z;
+      acc[m][c] += a.w * b[c].w;
+    }
+  };
+  // The walk along K; kKMajor: op(A) read K-major, four rows at a time (small_k_major), each
+  // group's sixteen values turned into its four rows' float4s in registers.
   auto walk = [&](auto kKMajor) {
 #pragma unroll kUnroll
     for (int k = kVecWidth * (part * kWarpSize + lane); k < K; k += step) {
       float4 b[CT];
 #pragma unroll
       for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
-      float4 ak[kKMajor() ? MT : 1];
-      if constexpr (kKMajor()) small_k_major<MT>(ak, g.A, lda, k, K, M);
+      if constexpr (kKMajor()) {
 #pragma unroll
-      for (int m = 0; m < MT; ++m) {
-        const float4 a = kKMajor() ? ak[kKMajor() ? m : 0] : a4(m, k);
+        for (int q = 0; q < MT; q += kVecWidth) {
+          if (q >= M) break;  // rows of the kernel's group past M: nothing to read, nothing to add
+          float4 t[kVecWidth];
+          small_k_major(t, g.A, lda, q, k, K, M);
 #pragma unroll
-        for (int c = 0; c < CT; ++c) {
-          acc[m][c] += a.x * b[c].x;
-          acc[m][c] += a.y * b[c].y;
-          acc[m][c] += a.z * b[c].z;
-          acc[m][c] += a.w * b[c].w;
+          for (int j = 0; j < kVecWidth; ++j)
+            fma4(q + j, make_float4(component(t[0], j), component(t[1], j), component(t[2], j), component(t[3], j)), b);
         }
+      } else {
+#pragma unroll
+        for (int m = 0; m < MT; ++m) fma4(m, a4(m, k), b);
       }
     }
   };
