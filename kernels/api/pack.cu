@@ -84,12 +84,12 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 // K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took longer on copies with K
 // padded by zeros to whole slabs (A's rows 1024 floats apart) than on copies that keep the tail
 // (rows 1000 apart, the last slab's loads checked); docs/rungs/30_auto.md has the measurement.
-PackPlan pack_plan(const GemmArgs& a) {
+PackPlan pack_plan(const GemmArgs& a, bool copyC) {
   PackPlan p;
   p.a = !a.transa && !rows_aligned(a.A, a.lda);  // a transposed A is read in place, as it is
   p.bT = a.transb && a.batch == 1;
   p.b = p.bT || (!a.transb && !rows_aligned(a.B, a.ldb));
-  p.c = !rows_aligned(a.C, a.ldc);
+  p.c = copyC && !rows_aligned(a.C, a.ldc);
   const int64_t Kp = ceil_div64(a.K, kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
   auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
   const size_t bytesA = p.a ? round256(size_t(a.M) * size_t(Kp) * 4) : 0;

@@ -122,7 +122,8 @@ struct PackPlan {
   double moveBytes = 0;
   bool any() const { return a || b || c; }
 };
-PackPlan pack_plan(const GemmArgs& args);
+// copyC false: C stays where it is, whatever its alignment (for kernels that store an unaligned C).
+PackPlan pack_plan(const GemmArgs& args, bool copyC = true);
 
 // The copies of plan `p` (A and B, and C where beta reads it), `inner` on them, C copied back; one
 // workspace for all. `inner` on the operands as given when the workspace has no room.

@@ -113,8 +113,12 @@ template <class Cfg>
 struct Tiles {
   decltype(&rung17::sgemm_17_any_layout<true, false, false, Cfg>) whole, shares;
 };
+// vecC false with vec (NN only, tiles_vec): 128-bit loads, C stored a float at a time.
 template <class Cfg>
-Tiles<Cfg> tiles_of(bool vec, bool transA, bool transB) {
+Tiles<Cfg> tiles_of(bool vec, bool transA, bool transB, bool vecC = true) {
+  if (vec && !vecC)
+    return Tiles<Cfg>{rung17::sgemm_17_any_layout<true, false, false, Cfg, false>,
+                      rung17::sgemm_17_any_layout_shares<true, false, false, Cfg, false>};
   return by_layout(vec, transA, transB, [](auto v, auto ta, auto tb) {
     return Tiles<Cfg>{rung17::sgemm_17_any_layout<v(), ta(), tb(), Cfg>,
                       rung17::sgemm_17_any_layout_shares<v(), ta(), tb(), Cfg>};
@@ -134,7 +138,7 @@ Status prepare_tiles(KernelInfo* info, std::string* why) {
 // A batch runs whole tiles, grid z the product (as the capstone's own launch does).
 template <class Cfg>
 Status launch_tiles(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  const Tiles<Cfg> t = tiles_of<Cfg>(vec4_ok_batched(a), a.transa, a.transb);
+  const Tiles<Cfg> t = tiles_of<Cfg>(tiles_vec(a), a.transa, a.transb, vec4_ok_batched(a));
   KernelInfo info;
   if (const Status s = prepare_tiles(t, a.transb, &info, why); s != Status::kOk) return s;
   const Batch batch{a.strideA, a.strideB, a.strideC, a.bias};
@@ -160,7 +164,7 @@ template <class Cfg, size_t kC>
 Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, std::string* why) {
   static_assert(same_tile<Cfg, kC>(), "the model prices the tile that runs");
   if (a.batch > 1) return launch_tiles<Cfg>(a, stream, why);
-  const bool vec = vec4_ok(a, nullptr);
+  const bool vec = loads_vec(a);  // the partials' rows are W's; C is the reduction's
   struct Kernels {
     decltype(&sgemm_30_split_k<true, false, false, Cfg>) split;
     Status (*prepare)(KernelInfo*, std::string*);
@@ -185,7 +189,7 @@ Status launch_split_k_into(const GemmArgs& a, int splits, cudaStream_t stream, s
   Status s = launch_status();
   const dim3 block(kWarpSize, unsigned(std::min(sp.splits, kWarpSize)));
   const int64_t groups = int64_t(a.M) * (ldw / kVecWidth);
-  auto reduce = vec ? sgemm_30_reduce<true> : sgemm_30_reduce<false>;
+  auto reduce = rows_aligned(a.C, a.ldc) ? sgemm_30_reduce<true> : sgemm_30_reduce<false>;
   reduce<<<unsigned(ceil_div64(groups, kWarpSize)), block, 0, stream>>>(int(a.M), int(a.N), sp.splits, W, ldw,
                                                                         a.alpha, a.beta, a.C, int(a.ldc), a.bias);
   s = launch_status_after(s);
@@ -300,12 +304,17 @@ Status launch_gemv(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   auto direct = [&](const GemmArgs& g) { return launch_candidate(int(choose(g, true)), g, stream, why); };
   if (a.batch > 1) return direct(a);  // the copies are of one product (the model never picks it for more)
-  const PackPlan r = pack_plan(a);
+  const PackPlan r = repack_plan(a);
   return r.any() ? run_on_copies(a, r, stream, direct) : direct(a);
 }
 
+// The capstone: rung 17's own launch, or its tile's NN kernels with 32-bit stores (capstone_own).
+Status launch_capstone(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  return capstone_own(a) ? rung17::launch(a, stream, why) : launch_tiles<Capstone>(a, stream, why);
+}
+
 // In the order of the model's candidates (kCandidateList).
-constexpr Launch kLaunches[kCandidates] = {&rung17::launch, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
+constexpr Launch kLaunches[kCandidates] = {&launch_capstone, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
                                            &launch_tiles<Small>, &launch_split_k<Small, kSplitKSmall>,
                                            &launch_split_k<FewRows, kSplitKRows>, &launch_gemv, &launch_repack};
 static_assert(same_tile<Capstone, kCapstone>() && same_tile<FewRows, kFewRows>() && same_tile<FewCols, kFewCols>() &&

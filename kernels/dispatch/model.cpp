@@ -98,11 +98,19 @@ double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
   return 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
 }
 
+bool capstone_own(const GemmArgs& a) { return vec4_ok_batched(a) || !tiles_vec(a); }
+
 GemvForm gemv_form(const GemmArgs& a) {
   if (a.transb ? a.M <= kGemvTMaxRows : a.M <= kGemvMaxRows && a.batch == 1) return a.transb ? GemvForm::kRowsT : GemvForm::kRows;
   if (!a.transa && a.N <= kGemvNarrowMaxCols) return GemvForm::kNarrowN;
   return GemvForm::kNone;
 }
+
+bool loads_vec(const GemmArgs& a) {
+  return rows_aligned(a.A, a.lda) && rows_aligned(a.B, a.ldb) && (a.batch == 1 || (a.strideA | a.strideB) % 4 == 0);
+}
+bool tiles_vec(const GemmArgs& a) { return !a.transa && !a.transb ? loads_vec(a) : vec4_ok_batched(a); }
+PackPlan repack_plan(const GemmArgs& a) { return pack_plan(a, a.transa); }
 
 int gemv_group(int64_t M) {
   int g = 0;
@@ -148,7 +156,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     }
     case Kind::kRepack: {
       if (a.batch > 1) return t;  // the copies are of one product
-      const PackPlan r = pack_plan(a);
+      const PackPlan r = repack_plan(a);
       if (!r.any()) return t;  // nothing to repack: the direct candidates say it all
       t.inner = int(choose(r.args, true, d, k));
       t.repacked = r.args;
@@ -160,7 +168,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     case Kind::kSplitK:
       break;
   }
-  const bool vec = vec4_ok_batched(a);
+  const bool vec = cand.kind == Kind::kSplitK ? loads_vec(a) : tiles_vec(a);
   const KernelInfo info{d.sms, d.blocks[size_t(c)][vec ? 1 : 0], 0};
   if (info.blocks_per_sm <= 0 || !grid_ok(div_up(a.N, cand.BN), div_up(a.M, cand.BM), nullptr)) return t;
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
@@ -174,7 +182,8 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     t.runs = true;
     return t;
   }
-  if (c == int(kCapstone) && d.cutBlocks[vec ? 1 : 0] > 0) {
+  // The capstone's own launch (its cut) where C's rows are aligned as its operands' (capstone_own).
+  if (c == int(kCapstone) && capstone_own(a) && d.cutBlocks[vec ? 1 : 0] > 0) {
     const cut::Plan cp = rung17::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
     if (cp.cut()) {
       // The capstone cuts the last wave: the cut plan's time, less what it charges every block
@@ -370,7 +379,7 @@ Terms split_terms(int c, const GemmArgs& a, int splits) {
   if (cand.kind != Kind::kSplitK) return t;
   t.runs = false;
   const Device& d = current_device();
-  const KernelInfo info{d.sms, d.blocks[size_t(c)][vec4_ok(a, nullptr) ? 1 : 0], 0};
+  const KernelInfo info{d.sms, d.blocks[size_t(c)][loads_vec(a) ? 1 : 0], 0};
   if (info.blocks_per_sm <= 0) return t;
   return with_split(t, a, split_into(a, cand.BM, cand.BN, cand.BK, splits, info));
 }

@@ -48,6 +48,17 @@ constexpr int kGemvNarrowMaxCols = 16;  // the narrow-N form: N <= 16 with op(A)
 // the call), or none.
 enum class GemvForm { kNone, kRows, kRowsT, kNarrowN };
 GemvForm gemv_form(const GemmArgs& a);
+// Whether op(A) and op(B) are read with 128-bit accesses: A's and B's rows (every product's) 16-byte
+// aligned. The tiles also need C's in a transposed layout (their NN kernels store an unaligned C a
+// float at a time: tiles_vec); split-K never does (its partials are its own, its reduction stores C).
+bool loads_vec(const GemmArgs& a);
+bool tiles_vec(const GemmArgs& a);
+// Repack's copies: A and B where their rows are not aligned (and a transposed B of one product);
+// C only where the kernels on the copies need it aligned (a transposed A's tiles).
+PackPlan repack_plan(const GemmArgs& a);
+// Whether the capstone candidate runs rung 17's own launch (its cut plan): unless its operands' rows
+// are aligned and C's are not (then its tile's NN kernels with 32-bit stores, stream-K as the others).
+bool capstone_own(const GemmArgs& a);
 
 // What the model knows of the GPU: its SMs, its peaks (the capstone's cut plan prices its add by
 // them), whether launches may overlap (the cut's early launches), and per candidate and access

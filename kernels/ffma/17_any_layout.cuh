@@ -223,8 +223,10 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
 // pipeline; `g` covers just those slabs. kGuard: an edge tile or a K tail (bounds checked in
 // every slab); otherwise nothing is checked. The unit ends as u.finish says: stored to C,
-// published as a partial tile, or fixed up with the later partials.
-template <bool kVec, bool kTransA, bool kTransB, class Cfg, bool kGuard>
+// published as a partial tile, or fixed up with the later partials. kVecC: C's rows are 16-byte
+// aligned (128-bit stores), as kVec says of every operand unless a caller asks otherwise (the
+// dispatch rung reads aligned A and B rows with 128-bit loads and stores an unaligned C a float at a time).
+template <bool kVec, bool kTransA, bool kTransB, class Cfg, bool kGuard, bool kVecC = kVec>
 __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const stream_k::Unit& u,
                                              const stream_k::Partials& parts) {
   const int m0 = u.m0, n0 = u.n0;
@@ -345,7 +347,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
       const int row = m0 + aBase + i / kVecWidth * (Cfg::WM / Cfg::kGroupsM) + i % kVecWidth;
       if (kGuard && row >= g.M) continue;
       const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      store4_epilogue<kVec>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+      store4_epilogue<kVecC>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
                             g.beta, true, bias);
     }
   }
@@ -354,7 +356,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
 // The whole tiles of the full waves: block (x, y, z) computes tile row y, column x of product z;
 // blocks past the full waves return at once (their tiles are the stream-K blocks'). The cut
 // launches it three times, on parts of the rows and of K.
-template <bool kVec, bool kTransA, bool kTransB, class Cfg>
+template <bool kVec, bool kTransA, bool kTransB, class Cfg, bool kVecC = kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_17_any_layout(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                     float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts, Batch batch) {
@@ -369,13 +371,13 @@ sgemm_17_any_layout(int M, int N, int K, float alpha, const float* A, int lda, c
   const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.z);
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
   const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N && g.K % Cfg::BK == 0;
-  if (inside) compute_tile<kVec, kTransA, kTransB, Cfg, false>(smem, g, u, parts);
-  else compute_tile<kVec, kTransA, kTransB, Cfg, true>(smem, g, u, parts);
+  if (inside) compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, g, u, parts);
+  else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, g, u, parts);
 }
 
 // The stream-K blocks (one product): block b computes its even share of the slabs of the tiles
 // after the full waves, unit by unit, each unit a GEMM of its own over its slabs.
-template <bool kVec, bool kTransA, bool kTransB, class Cfg>
+template <bool kVec, bool kTransA, bool kTransB, class Cfg, bool kVecC = kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 sgemm_17_any_layout_shares(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                            float beta, float* C, int ldc, stream_k::Schedule sched, stream_k::Partials parts,
@@ -387,8 +389,8 @@ sgemm_17_any_layout_shares(int M, int N, int K, float alpha, const float* A, int
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK), kTransA, kTransB);
     __syncthreads();  // every warp has left the previous unit's stages
     if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0)
-      compute_tile<kVec, kTransA, kTransB, Cfg, false>(smem, slabs, u, parts);
-    else compute_tile<kVec, kTransA, kTransB, Cfg, true>(smem, slabs, u, parts);
+      compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, slabs, u, parts);
+    else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, slabs, u, parts);
   });
 }
 

@@ -58,7 +58,10 @@ void check_candidate(int c, const std::vector<harness::Shape>& shapes) {
 std::vector<harness::Shape> candidate_shapes() {
   return {{1, 1, 1},    {3, 517, 129}, {31, 33, 4099}, {64, 64, 4096}, {67, 45, 33, 33, 45, 45},
           {70, 130, 1000, 1003, 133, 131}, {257, 255, 31}, {200, 300, 264}, {17, 70, 2000},
-          {5, 148, 1000}, {3, 130, 300, 300, 132, 130}, {32, 256, 333}, {8, 512, 4100}};
+          {5, 148, 1000}, {3, 130, 300, 300, 132, 130}, {32, 256, 333}, {8, 512, 4100},
+          // A's and B's rows aligned, C's not: 128-bit loads, C stored a float at a time (and repack
+          // copies A alone, leaving C where it is)
+          {200, 300, 264, 264, 300, 301}, {70, 520, 1000, 1003, 520, 523}};
 }
 }  // namespace
 
@@ -163,7 +166,7 @@ TEST(Dispatch, EveryCandidateOnRaggedShapes) {
 TEST(Dispatch, SanitizerRaggedEveryCandidate) {
   for (int c = 0; c < rung30::candidate_count(); ++c)
     check_candidate(c, {{64, 64, 4096}, {67, 45, 33, 33, 45, 45}, {31, 33, 300}, {257, 255, 31}, {5, 148, 1000},
-                        {3, 130, 300, 300, 132, 130}});
+                        {3, 130, 300, 300, 132, 130}, {200, 300, 264, 264, 300, 301}, {70, 520, 131, 131, 520, 523}});
 }
 
 // The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
