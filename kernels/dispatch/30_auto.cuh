@@ -249,8 +249,34 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
 // them; element (n, k) at B[k ldb + n], K-major, or with op(B) = B^T at B[n ldb + k]) and its many
 // rows A's (M of them, along K); it writes C^T's elements into C.
 template <int MT, bool kSwap>
+Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why);
+
+// The narrow-N form where op(B) = B at 5-16 columns: B's K x N values are first copied to N rows
+// along K (copy_transposed: 8 K N bytes, one launch), so that the kernel reads its few rows as it
+// reads nn.Linear's weight. Read K-major in place, each of a warp's loads would touch 32 cache lines
+// for 16 bytes of each: L1, not the memory, would set the pace (rung 30's page has the measurement).
+template <int MT>
+Status launch_gemv_narrow_copied(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  const int64_t ldt = ceil_div64(a.K, kVecWidth) * kVecWidth, per = a.N * ldt;
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(size_t(per * a.batch) * sizeof(float), stream, &ws); s != Status::kOk) return s;
+  GemmArgs t = a;
+  t.B = static_cast<const float*>(ws);
+  t.ldb = ldt;
+  t.strideB = per;
+  t.transb = true;
+  Status s = copy_transposed(a.B, a.K, a.N, a.ldb, a.batch > 1 ? a.strideB : 0, static_cast<float*>(ws), ldt, per,
+                             a.batch, stream);
+  if (s == Status::kOk) s = launch_gemv_t_rows<MT, true>(t, stream, why);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+template <int MT, bool kSwap>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_t_cols<MT>();
+  if constexpr (kSwap && MT >= 8)
+    if (!a.transb) return launch_gemv_narrow_copied<MT>(a, stream, why);
   auto rows16 = [&](const float* p, int64_t ld, int64_t stride) {
     return rows_aligned(p, ld) && (a.batch == 1 || stride % kVecWidth == 0);
   };

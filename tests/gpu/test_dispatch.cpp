@@ -93,15 +93,17 @@ TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
   EXPECT_GT(split.moveBytes, 0.0);
   EXPECT_FALSE(rung30::model_terms(candidate("split_k"), shape(8192, 8192, 1024)).runs);
   EXPECT_TRUE(rung30::model_terms(candidate("split_k_rows"), shape(32, 4096, 4096)).runs);
-  // Rows that are not 16-byte aligned: repack copies them to aligned rows and keeps K (its tail
-  // too); aligned rows, with or without a K tail: nothing to do.
+  // Rows that are not 16-byte aligned: repack copies A and B to aligned rows and keeps K (its tail
+  // too); C stays where it is (the NN tiles store an unaligned C); aligned rows, with or without a
+  // K tail: nothing to do.
   const rung30::Terms odd = rung30::model_terms(candidate("repack"), shape(1023, 1023, 1023));
   ASSERT_TRUE(odd.runs);
   EXPECT_GE(odd.inner, 0);
   EXPECT_EQ(odd.repacked.K, 1023);
   EXPECT_EQ(odd.repacked.lda % 4, 0);
   EXPECT_EQ(odd.repacked.ldb % 4, 0);
-  EXPECT_EQ(odd.repacked.ldc % 4, 0);
+  EXPECT_EQ(odd.repacked.ldc, 1023) << "C is not copied";
+  EXPECT_DOUBLE_EQ(odd.moveBytes, 8.0 * 2 * 1023 * 1023) << "A's and B's copies, each read and written once";
   EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1024)).runs);
   EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1000)).runs);
 }
