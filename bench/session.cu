@@ -226,8 +226,9 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     set_clock_counters(m.rounds.clock, &c);
     c.packed = packs(rung, p.args(0));
     c.remeasured = m.remeasured;
-    if (o_.hot) time_row_hot({contenders[0], contenders[1]}, p.sets(), row.shape, &c);
+    if (o_.hot && c.ms <= kHotMaxMs) time_row_hot({contenders[0], contenders[1]}, p.sets(), row.shape, &c);
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
+    if (rung.predicted_ns) c.predicted_ms = rung.predicted_ns(p.args(0)) * 1e-6;
     if (tf32) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
       c.cublas_tf32_rel_err =

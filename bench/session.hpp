@@ -65,6 +65,9 @@ class Session {
   void time_row_hot(const std::vector<harness::LaunchFn>& contenders, int sets, const harness::Shape& shape,
                     harness::RowCounters* c);
   static constexpr int64_t kHbmRows = 16;  // rows with M up to this carry pct_hbm_hot
+  // Rows whose cold launch takes longer are not timed hot: a graph saves a launch microseconds,
+  // nothing a launch this long would show, and replaying it would double the row's time.
+  static constexpr double kHotMaxMs = 20.0;
   void set_clock_counters(const harness::ClockRange& clock, harness::RowCounters* c) const;
   // Poison C of set 0, run `launch` (it may fill the detail of a failure), wait, verify.
   harness::VerifyResult verify_launch(harness::Problem& p, const Precision& precision,

@@ -50,6 +50,7 @@ SGEMM_DECLARE_RUNG(rung29)
 SGEMM_DECLARE_RUNG(rung30)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
+double predicted_ns(const GemmArgs& args);
 }
 
 namespace sgemm {
@@ -202,7 +203,7 @@ const std::vector<Rung>& registry() {
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
        "of four tile configurations",
        "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
-       false, kTakesAll},
+       false, kTakesAll, &rung30::predicted_ns},
   };
   return table;
 }

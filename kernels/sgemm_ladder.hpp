@@ -128,6 +128,9 @@ struct Rung {
   // kTakes* bits: what of the general call (layouts, batch, bias) the launch handles itself. Its
   // supports() and launch() see only those; the rest of GemmArgs is the plain call's.
   unsigned takes = 0;
+  // For a rung that predicts its own time (the dispatch rung's model): nanoseconds for these
+  // arguments on the current device, as results record beside the measured time. nullptr for the others.
+  double (*predicted_ns)(const GemmArgs& args) = nullptr;
 };
 
 // The registry: the baseline and every rung, in track order (ids ascending).

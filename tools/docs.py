@@ -118,6 +118,20 @@ def pct(row) -> str:
     return f"{row.pct:.1f} [{row.pct_lo:.1f}, {row.pct_hi:.1f}]"
 
 
+def pct_hot(row) -> str:
+    """The same figure timed hot (CUDA graphs of launches), where the results carry it."""
+    if row is None or row.pct_hot is None:
+        return "n/a"
+    if row.pct_hot_lo is None or row.pct_hot_hi is None:
+        return f"{row.pct_hot:.1f}"
+    return f"{row.pct_hot:.1f} [{row.pct_hot_lo:.1f}, {row.pct_hot_hi:.1f}]"
+
+
+def geomean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values and all(v > 0 for v in values) else None
+
+
 def si(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -158,7 +172,8 @@ def commands(r, by_id) -> list[str]:
 
 
 def speed_table(r, prev, results) -> list[str]:
-    head = ["M = N = K", f"{label(r)} GFLOP/s", "% of cuBLAS [95% interval]"]
+    hot = any(row.pct_hot is not None for row in results.rows if row.rung == r.id)
+    head = ["M = N = K", f"{label(r)} GFLOP/s", "% of cuBLAS [95% interval]"] + (["hot [95%]"] if hot else [])
     if prev is not None:
         head += [f"{label(prev)} % of cuBLAS", "change (points)"]
     rows = []
@@ -166,7 +181,7 @@ def speed_table(r, prev, results) -> list[str]:
         row = results.row(r.id, n)
         if row is None:
             continue
-        cells = [f"{n}³", num(row.gflops), pct(row)]
+        cells = [f"{n}³", num(row.gflops), pct(row)] + ([pct_hot(row)] if hot else [])
         if prev is not None:
             p = results.row(prev.id, n)
             cells += [pct(p), f"{row.pct - p.pct:+.1f}" if p else "n/a"]
@@ -174,7 +189,8 @@ def speed_table(r, prev, results) -> list[str]:
     if not rows:
         return []
     g = results.geomean_pct(r.id)
-    cells = ["geomean 1024³-8192³", "", num(g, 1)]
+    cells = ["geomean 1024³-8192³", "", num(g, 1)] + (
+        [num(geomean(row.pct_hot for n in res.GEOMEAN_SIZES if (row := results.row(r.id, n)) is not None), 1)] if hot else [])
     if prev is not None:
         gp = results.geomean_pct(prev.id)
         cells += [num(gp, 1), f"{g - gp:+.1f}" if g is not None and gp is not None else "n/a"]
@@ -432,19 +448,38 @@ def suite_rows(results, rung_id: int) -> dict:
 
 def suite_section(r, tag: str, suite) -> list[str]:
     """The dispatch rung's page: every shape of the workload suite, the kernel the model chose, its
-    speed against cuBLAS and against the capstone, and the summary the issue asks for."""
+    speed against cuBLAS cold and hot (and against the DRAM peak where M <= 16), the model's predicted
+    time against the measured one, and the summary the issue asks for."""
     top = capstone(sgemm_ladder.rungs())
     capstone_id = top.id if top is not None and any(row.rung == top.id for row in suite.rows) else None
     mine, cap = suite_rows(suite, r.id), suite_rows(suite, capstone_id) if capstone_id is not None else {}
+    hot = any(row.pct_hot is not None for row in mine.values())
+    model = any(row.predicted_ms is not None for row in mine.values())
     head = ["shape", "M x N x K", "kernel chosen", "GFLOP/s", "% of cuBLAS [95% interval]"]
+    if hot:
+        head += ["hot [95%]", "hot % of DRAM peak"]
+    if model:
+        head += ["predicted µs", "measured µs", "error"]
     if cap:
         head.append(f"rung {capstone_id:02d} % of cuBLAS")
     head.append("verified")
-    rows, pcts = [], []
+    rows, pcts, errors = [], [], {}
     for name, row in mine.items():
-        dense = (row.lda, row.ldb, row.ldc) in ((None, None, None), (row.K, row.N, row.N))
-        shape = f"{row.M} x {row.N} x {row.K}" + ("" if dense else f" (ld {row.lda}, {row.ldb}, {row.ldc})")
+        dense = (row.lda, row.ldb, row.ldc) in ((None, None, None), (row.K, row.N, row.N), (row.K, row.K, row.N),
+                                                (row.M, row.N, row.N), (row.M, row.K, row.N))
+        general = ", ".join(x for x in (row.layout if row.layout != "nn" else "", f"batch {row.batch}" if row.batch > 1
+                                        else "", "bias" if row.bias else "") if x)
+        shape = (f"{row.M} x {row.N} x {row.K}" + ("" if dense else f" (ld {row.lda}, {row.ldb}, {row.ldc})")
+                 + (f" ({general})" if general else ""))
         cells = [name, shape, f"`{getattr(row, 'label', '') or '?'}`", num(row.gflops), pct(row)]
+        if hot:
+            cells += [pct_hot(row), num(row.pct_hbm_hot, 1) if row.pct_hbm_hot is not None else ""]
+        if model:
+            if row.predicted_ms is not None and row.ms:
+                errors[name] = 100.0 * (row.predicted_ms / row.ms - 1.0)
+                cells += [num(row.predicted_ms * 1e3, 1), num(row.ms * 1e3, 1), f"{errors[name]:+.0f}%"]
+            else:
+                cells += ["n/a", num(row.ms * 1e3, 1), ""]
         if cap:
             cells.append(pct(cap.get(name)))
         cells.append("yes" if row.verified else "NO")
@@ -452,13 +487,29 @@ def suite_section(r, tag: str, suite) -> list[str]:
         pcts.append(row.pct)
     if not rows:
         return []
-    geo = math.exp(sum(math.log(x) for x in pcts) / len(pcts)) if all(x > 0 for x in pcts) else None
-    low = [n for n, row in mine.items() if row.pct < 85]
+    geo = geomean(pcts)
+    low = [n for n, row in mine.items() if row.pct < 90]
     lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, {len(rows)} shapes): geometric mean "
-             f"{num(geo, 1)}% of cuBLAS; lowest {min(pcts):.1f}% "
-             f"({min(mine, key=lambda n: mine[n].pct)}); below 85%: {', '.join(low) if low else 'none'}; "
-             f"verified: {'all' if all(row.verified for row in mine.values()) else 'NOT all'}.", ""]
-    decode = next((row for row in mine.values() if (row.M, row.N, row.K) == (1, 4096, 4096)), None)
+             f"{num(geo, 1)}% of cuBLAS cold; lowest {min(pcts):.1f}% "
+             f"({min(mine, key=lambda n: mine[n].pct)}); below 90%: {len(low)} shapes"
+             f"{' (' + ', '.join(low) + ')' if low else ''}; "
+             f"verified: {'all' if all(row.verified for row in mine.values()) else 'NOT all'}."]
+    if hot:
+        hots = [row.pct_hot for row in mine.values() if row.pct_hot is not None]
+        lines.append(f"Hot (CUDA graphs of launches): geometric mean {num(geomean(hots), 1)}% of cuBLAS; lowest "
+                     f"{min(hots):.1f}%.")
+        ones = [(n, row) for n, row in mine.items() if row.M == 1 and row.pct_hot is not None]
+        if ones:
+            lines.append("M = 1, hot: " + "; ".join(
+                f"{n} {row.pct_hot:.1f}% of cuBLAS, {num(row.pct_hbm_hot, 1)}% of the DRAM peak" for n, row in ones) + ".")
+    if errors:
+        abs_err = sorted(abs(e) for e in errors.values())
+        worst = max(errors, key=lambda n: abs(errors[n]))
+        lines.append(f"The model's predicted time against the measured one (cold): median error "
+                     f"{abs_err[len(abs_err) // 2]:.0f}%, within 20% on {sum(e <= 20 for e in abs_err)} of "
+                     f"{len(abs_err)} shapes, worst {errors[worst]:+.0f}% ({worst}).")
+    lines.append("")
+    decode = next((row for row in mine.values() if (row.M, row.N, row.K) == (1, 4096, 4096) and row.plain), None)
     peak = float(suite.context.get("dram_peak_gbps", 0) or 0)
     if decode is not None and peak:
         floor_ms = 4.0 * 4096 * 4096 / (peak * 1e6)  # reading B once at the memory's peak bandwidth

@@ -66,6 +66,7 @@ void for_each_counter(Counters& c, F&& f) {
   f("cublas_ms_hot", c.cublas_ms_hot, When::kWhenSet);
   f("hot_launches", c.hot_launches, When::kWhenSet);
   f("pct_hbm_hot", c.pct_hbm_hot, When::kWhenSet);
+  f("predicted_ms", c.predicted_ms, When::kWhenSet);
 }
 
 std::string shape_text(const RowCounters& c) {

@@ -69,6 +69,8 @@ struct RowCounters {
   // (A, B, C written, C read too where beta != 0, the bias; every product) at the GPU's DRAM peak
   // over ms_hot.
   double pct_hbm_hot = -1;        // pct_hbm_hot
+  // A rung that predicts its own time (the dispatch rung): its model's ms for the row's call.
+  double predicted_ms = -1;       // predicted_ms
 };
 
 // Counters only accuracy-sweep rows carry: accuracy_sweep (1), input_normal (1 = yes) and

@@ -5,6 +5,7 @@
 #include "dispatch/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstdint>
 #include <iterator>
@@ -24,8 +25,9 @@ int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int kVecFloats = 4;  // floats per 128-bit access: split-K's partial rows are whole float4s
 }  // namespace
 
-static_assert(sizeof(tuned::kDispatchCosts) / sizeof(tuned::kDispatchCosts[0]) == kCandidates,
-              "one measured cost per candidate, in the candidates' order");
+static_assert(tuned::kDispatchCandidates == kCandidates && tuned::kDispatchGemvGroups == kGemvGroups,
+              "each calibration has one measured cost per candidate, in the candidates' order, and a GEMV "
+              "FLOP rate per row group");
 
 // ---- the terms ----------------------------------------------------------------------------------
 
@@ -234,33 +236,61 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
 }
 
 // Every candidate's slab factors are spelled out (a header that leaves them out would price
-// checked and unaligned slabs at nothing).
+// checked and unaligned slabs at nothing), in every calibration.
 constexpr bool slab_factors_measured() {
-  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
-    if (!(c.guard > 0 && c.unaligned > 0)) return false;
+  for (const tuned::DispatchCalibration& cal : tuned::kDispatchCalibrations)
+    for (const tuned::DispatchCost& c : cal.costs)
+      if (!(c.guard > 0 && c.unaligned > 0)) return false;
   return true;
 }
 static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
 
-Constants tuned_constants() {
+int calibration_count() { return int(std::size(tuned::kDispatchCalibrations)); }
+const char* calibration_gpu(int i) { return tuned::kDispatchCalibrations[i].gpu; }
+const char* calibration_date(int i) { return tuned::kDispatchCalibrations[i].date; }
+
+DeviceRates calibration_rates(int i) {
+  const tuned::DispatchCalibration& cal = tuned::kDispatchCalibrations[i];
+  DeviceRates r;
+  r.fp32_flops = cal.fp32Gflops * 1e9;
+  r.dram_bytes = cal.dramGBps * 1e9;
+  r.sms = cal.sms;
+  return r;
+}
+
+Constants tuned_constants(int i) {
+  const tuned::DispatchCalibration& cal = tuned::kDispatchCalibrations[i];
   Constants k;
-  for (const tuned::DispatchCost& c : tuned::kDispatchCosts)
+  for (const tuned::DispatchCost& c : cal.costs)
     k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned});
-  static_assert(sizeof(tuned::kGemvFlopsPerNs) / sizeof(tuned::kGemvFlopsPerNs[0]) == kGemvGroups,
-                "one GEMV FLOP rate per row group");
-  k.gemvFlopsPerNs.assign(std::begin(tuned::kGemvFlopsPerNs), std::end(tuned::kGemvFlopsPerNs));
-  k.bytesPerNs = tuned::kBytesPerNs;
+  k.gemvFlopsPerNs.assign(std::begin(cal.gemvFlopsPerNs), std::end(cal.gemvFlopsPerNs));
+  k.bytesPerNs = cal.bytesPerNs;
   return k;
+}
+
+Constants tuned_constants() { return tuned_constants(0); }
+
+int calibration_for(const std::string& gpu, const DeviceRates& here) {
+  int best = 0;
+  double bestGap = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < calibration_count(); ++i) {
+    if (gpu == calibration_gpu(i)) return i;
+    const double dram = calibration_rates(i).dram_bytes;
+    const double gap = here.dram_bytes > 0 ? std::abs(std::log(here.dram_bytes / dram)) : double(i);
+    if (gap < bestGap) best = i, bestGap = gap;
+  }
+  return best;
 }
 
 Constants measured_constants() {
   DeviceRates here;
   if (device_rates(&here) != Status::kOk) return tuned_constants();
-  DeviceRates calibrated;
-  calibrated.fp32_flops = tuned::kCalibratedFp32Gflops * 1e9;
-  calibrated.dram_bytes = tuned::kCalibratedDramGBps * 1e9;
-  calibrated.sms = tuned::kCalibratedSms;
-  return scale_constants(tuned_constants(), here, calibrated);
+  int device = 0;
+  cudaDeviceProp prop{};
+  const std::string gpu =
+      cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "";
+  const int i = calibration_for(gpu, here);
+  return scale_constants(tuned_constants(i), here, calibration_rates(i));
 }
 
 // ---- the prediction and the pick ----------------------------------------------------------------
@@ -370,6 +400,8 @@ const char* choice(const GemmArgs& a) {
   if (kCandidateList[c].kind != Kind::kRepack) return kCandidateList[c].name;
   return repacked[size_t(model_terms(int(c), a).inner)].c_str();
 }
+
+double predicted_ns(const GemmArgs& a) { return predict_ns(int(choose(a, false)), a); }
 
 int candidate_count() { return int(kCandidates); }
 const char* candidate_name(int c) { return kCandidateList[size_t(c)].name; }

@@ -116,8 +116,17 @@ struct Constants {
   std::vector<double> gemvFlopsPerNs;  // per GEMV row group
   double bytesPerNs = 0;
 };
-Constants tuned_constants();     // this build's header, as measured
-Constants measured_constants();  // this build's, scaled to the current device
+// The header's calibrations (kernels/tuned/dispatch_sm_<arch>.cuh), one per GPU measured: the GPU's
+// name, its peaks, its constants; tuned_constants() is the first's.
+int calibration_count();
+const char* calibration_gpu(int i);
+const char* calibration_date(int i);
+DeviceRates calibration_rates(int i);
+Constants tuned_constants(int i);
+Constants tuned_constants();
+// The calibration for a GPU: the one of that name, else the one whose DRAM peak is nearest to `here`'s.
+int calibration_for(const std::string& gpu, const DeviceRates& here);
+Constants measured_constants();  // the current device's calibration, scaled to its peaks
 // Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
 Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated);
 
@@ -175,6 +184,7 @@ double predict_ns(int c, const GemmArgs& a);
 double predict_ns(int c, const GemmArgs& a, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only);
 const char* choice(const GemmArgs& a);  // the candidate's name, "repack+<name>" for repack
+double predicted_ns(const GemmArgs& a);  // the model's time for the candidate it picks
 
 int candidate_count();
 const char* candidate_name(int c);

@@ -25,6 +25,26 @@ struct DispatchCost {
   double unaligned;
 };
 
+// One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per
+// second, the DRAM peak in GB per second, its SMs), each candidate's costs in the order of the
+// dispatch rung's candidates, the bytes per nanosecond the GEMV reads from device memory (also the
+// floor of every prediction and the rate of split-K's reduction and of repack's copies), the GEMV's
+// FLOPs per nanosecond per row group (1, 2, 4, 8, 16, 32 rows) where its arithmetic binds, and the
+// day it was measured. The rung takes the entry of the GPU it runs on, else the one whose DRAM peak
+// is nearest, scaled by that GPU's peaks.
+constexpr int kDispatchCandidates = 8;
+constexpr int kDispatchGemvGroups = 6;
+struct DispatchCalibration {
+  const char* gpu;
+  double fp32Gflops;
+  double dramGBps;
+  int sms;
+  DispatchCost costs[kDispatchCandidates];
+  double bytesPerNs;
+  double gemvFlopsPerNs[kDispatchGemvGroups];
+  const char* date;
+};
+
 }  // namespace sgemm::tuned
 
 #ifndef SGEMM_DISPATCH_HEADER

@@ -129,6 +129,13 @@ class Row:
     layout: str = "nn"       # op(A)'s letter, then op(B)'s (sgemm_bench --layout); t: stored transposed
     batch: int = 1           # products per call (sgemm_bench --batch)
     bias: bool = False       # a bias added to every row (sgemm_bench --bias)
+    pct_hot: float | None = None      # % of cuBLAS timed hot: CUDA graphs of launches (pct_cublas_hot)
+    pct_hot_lo: float | None = None   # its interval (95%)
+    pct_hot_hi: float | None = None
+    ms_hot: float | None = None       # median ms per launch in a graph replay
+    cublas_ms_hot: float | None = None
+    pct_hbm_hot: float | None = None  # rows with M <= 16: % of the DRAM peak, hot
+    predicted_ms: float | None = None  # a rung with a model (the dispatch rung): its predicted ms
 
     @property
     def plain(self) -> bool:
@@ -362,7 +369,11 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         pct_cublas_ozaki_int8=_number(c.get("pct_cublas_ozaki_int8")),
         packed=_all(passes, c, "packed"),
         cublas_ozaki_int8_rel_err=_number(c.get("cublas_ozaki_int8_rel_err")),
-        layout=str(first.get("layout", "nn")), batch=_integer(c.get("batch")) or 1, bias=bool(_all(passes, c, "bias")))
+        layout=str(first.get("layout", "nn")), batch=_integer(c.get("batch")) or 1, bias=bool(_all(passes, c, "bias")),
+        pct_hot=_number(c.get("pct_cublas_hot")), pct_hot_lo=_number(c.get("pct_cublas_hot_lo")),
+        pct_hot_hi=_number(c.get("pct_cublas_hot_hi")), ms_hot=_number(c.get("ms_hot")),
+        cublas_ms_hot=_number(c.get("cublas_ms_hot")), pct_hbm_hot=_number(c.get("pct_hbm_hot")),
+        predicted_ms=_number(c.get("predicted_ms")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -136,6 +137,22 @@ TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
                }(), d, k).runs);
   // A batch of whole tiles costs more than one of its products.
   EXPECT_GT(predict_ns(kSmall, batched, d, k), predict_ns(kSmall, shape(64, 64, 64), d, k));
+}
+
+// The header holds one calibration per GPU measured: a GPU takes its own by name; one it does not
+// list takes the calibration whose DRAM peak is nearest (then scaled by its own peaks).
+TEST(DispatchModelOnCpu, EachGpuTakesItsOwnCalibration) {
+  ASSERT_GE(calibration_count(), 1);
+  std::set<std::string> names;
+  for (int i = 0; i < calibration_count(); ++i) {
+    EXPECT_TRUE(names.insert(calibration_gpu(i)).second) << "one entry per GPU: " << calibration_gpu(i);
+    EXPECT_GT(calibration_rates(i).dram_bytes, 0.0);
+    EXPECT_GT(calibration_rates(i).fp32_flops, 0.0);
+    EXPECT_FALSE(std::string(calibration_date(i)).empty());
+    EXPECT_EQ(calibration_for(calibration_gpu(i), sgemm::DeviceRates{}), i);
+    EXPECT_EQ(calibration_for("a GPU no calibration names", calibration_rates(i)), i);
+    EXPECT_GT(tuned_constants(i).bytesPerNs, 0.0);
+  }
 }
 
 TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {

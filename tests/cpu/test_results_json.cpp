@@ -108,7 +108,8 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
                           counter == "pct_cublas_ozaki_int8" || counter == "cublas_ozaki_int8_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
                           counter == "input_wide_exponent" || counter == "batch" || counter == "bias" ||
-                          counter == "pct_hbm_hot";  // rows with M <= 16 only
+                          counter == "pct_hbm_hot" ||  // rows with M <= 16 only
+                          counter == "predicted_ms";   // rungs with a model only
     EXPECT_EQ(b.contains(counter), !optional) << counter;
   }
   EXPECT_EQ(b.at("rung"), want.rung);

@@ -240,31 +240,37 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
-  std::ostringstream costs;
-  for (int c = 0; c < rung30::candidate_count(); ++c) {
-    const rung30::Cost& x = k.costs[size_t(c)];
-    costs << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-          << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << "}";
-  }
+  // The header keeps every other GPU's calibration as this build has it and replaces (or adds) this one's.
+  struct Entry {
+    std::string gpu, date;
+    DeviceRates rates;
+    rung30::Constants k;
+  };
+  std::vector<Entry> entries{{dev.name, date, rates, k}};
+  for (int i = 0; i < rung30::calibration_count(); ++i)
+    if (dev.name != rung30::calibration_gpu(i))
+      entries.push_back({rung30::calibration_gpu(i), rung30::calibration_date(i), rung30::calibration_rates(i), rung30::tuned_constants(i)});
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.gpu < y.gpu; });
   std::ofstream h(header_path);
-  h << "// Dispatch model constants for " << dev.arch() << ", measured by `sgemm_autotune --dispatch` on "
-    << dev.name << " (" << date << ").\n// Do not edit by hand: rerun it on the GPU (docs/rungs/30_auto.md).\n"
-    << "#pragma once\n\nnamespace sgemm::tuned {\n\n// In the order of the dispatch rung's candidates:";
+  h << "// Dispatch model constants for " << dev.arch() << ", one entry per GPU measured by `sgemm_autotune --dispatch`\n"
+    << "// (each run replaces its GPU's entry and keeps the others). Do not edit by hand: rerun it on the GPU\n"
+    << "// (docs/rungs/30_auto.md).\n#pragma once\n\nnamespace sgemm::tuned {\n\n"
+    << "// Costs in the order of the dispatch rung's candidates:";
   for (int c = 0; c < rung30::candidate_count(); ++c) h << (c ? ", " : " ") << rung30::candidate_name(c);
-  h << ".\nconstexpr DispatchCost kDispatchCosts[] = {" << costs.str() << "};\n"
-    << "// Bytes per nanosecond that GEMV reads from device memory (also the floor of every prediction\n"
-    << "// and the rate of split-K's reduction and of repack's copies).\n"
-    << "constexpr double kBytesPerNs = " << k.bytesPerNs << ";\n"
-    << "// GEMV's FLOPs per nanosecond, per row group (1, 2, 4, 8, 16, 32 rows), where its arithmetic binds.\n"
-    << "constexpr double kGemvFlopsPerNs[] = {";
-  for (size_t g = 0; g < k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << k.gemvFlopsPerNs[g];
-  h << "};\n"
-    << "// The calibrating GPU's peaks (the FP32 peak in GFLOPs per second, the DRAM peak in GB per second,\n"
-    << "// its SMs): on another GPU the dispatch rung scales the constants above by that GPU's peaks\n"
-    << "// against these.\n"
-    << "constexpr double kCalibratedFp32Gflops = " << rates.fp32_flops / 1e9 << ";\n"
-    << "constexpr double kCalibratedDramGBps = " << rates.dram_bytes / 1e9 << ";\n"
-    << "constexpr int kCalibratedSms = " << rates.sms << ";\n\n}  // namespace sgemm::tuned\n";
+  h << ".\nconstexpr DispatchCalibration kDispatchCalibrations[] = {\n";
+  for (const Entry& e : entries) {
+    h << "    {\"" << e.gpu << "\", " << e.rates.fp32_flops / 1e9 << ", " << e.rates.dram_bytes / 1e9 << ", " << e.rates.sms
+      << ",\n     {";
+    for (size_t c = 0; c < e.k.costs.size(); ++c) {
+      const rung30::Cost& x = e.k.costs[c];
+      h << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
+        << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << "}";
+    }
+    h << "},\n     " << e.k.bytesPerNs << ", {";
+    for (size_t g = 0; g < e.k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvFlopsPerNs[g];
+    h << "}, \"" << e.date << "\"},\n";
+  }
+  h << "};\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
   std::printf("wrote %s\n", header_path.c_str());
   if (!json_path.empty()) {
