@@ -6,7 +6,7 @@
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks (op(B) = B^T, M <= 16: a warp
-//   per column, along K); (2) the capstone's kernel
+//   per column, along K; N <= 16 with a tall A: the same for C^T); (2) the capstone's kernel
 //   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
 //   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands copied to
 //   16-byte-aligned rows, then the best of (2)-(3) on the copies. None is refused; every layout,
