@@ -10,6 +10,7 @@
 
 #include "common/common.cuh"
 #include "common/cut_plan.hpp"
+#include "common/launch.cuh"
 #include "common/launch.hpp"
 #include "common/stream_k.cuh"
 
@@ -41,19 +42,10 @@ struct SmemOf<Cfg, std::void_t<decltype(Cfg::smem_bytes(true))>> {
 template <class Cfg, class Kernel, class... Extra>
 Status launch_part(Kernel kernel, const Gemm& g, dim3 grid, bool early, bool transB, cudaStream_t stream,
                    Extra... extra) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(Cfg::kThreads);
-  cfg.dynamicSmemBytes = SmemOf<Cfg>::bytes(transB);
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = early ? 1 : 0;
   const stream_k::Schedule sched{int(grid.x), ceil_div(g.K, Cfg::BK), int(grid.x * grid.y), 0};
-  return from_cuda(cudaLaunchKernelEx(&cfg, kernel, g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
-                                      sched, stream_k::Partials{nullptr, nullptr}, extra...));
+  return launch_early(kernel, grid, dim3(Cfg::kThreads), SmemOf<Cfg>::bytes(transB), early, stream, g.M, g.N, g.K,
+                      g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, sched, stream_k::Partials{nullptr, nullptr},
+                      extra...);
 }
 
 // The cut: the plan's launches of the whole-tile kernel, the ends into a workspace W, then C += W.

@@ -29,4 +29,24 @@ decltype(auto) by_layout(bool vec, bool transA, bool transB, F&& f) {
   return transA ? (transB ? f(N{}, Y{}, Y{}) : f(N{}, Y{}, N{})) : (transB ? f(N{}, N{}, Y{}) : f(N{}, N{}, N{}));
 }
 
+// One launch of `kernel`, which may start while the launch before it on the stream still runs
+// where `early` (programmatic dependent launch, sm_90 on); an ordinary launch otherwise. What the
+// kernel may do before that launch has finished is its own to decide (griddepcontrol.wait,
+// griddepcontrol.launch_dependents).
+template <class... Params, class... Args>
+Status launch_early(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early, cudaStream_t stream,
+                    Args... args) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = size_t(smem_bytes);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = early ? 1 : 0;
+  return from_cuda(cudaLaunchKernelEx(&cfg, kernel, Params(args)...));
+}
+
 }  // namespace sgemm

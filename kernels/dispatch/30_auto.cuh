@@ -203,23 +203,8 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 
 // ---- GEMV -------------------------------------------------------------------------------------
 
-// A GEMV launch that may start while the launch before it still runs, from sm_90 on (programmatic
-// dependent launch: its kernels warm L2, then wait for that launch before they read: gemv_overlap).
-template <class... Params, class... Args>
-Status launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, const KernelInfo& info, cudaStream_t stream,
-                         Args... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = block;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = info.cc_major >= 9 ? 1 : 0;
-  return from_cuda(cudaLaunchKernelEx(&cfg, kernel, Params(args)...));
-}
-
+// The GEMVs launch early from sm_90 on (launch_early): their kernels warm L2, then wait for the
+// launch before them before they read (gemv_overlap).
 // The grid is the model's (gemv_grid); with K split over blocks, gemv_scratch's partials and tickets.
 template <int MT>
 Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
@@ -236,8 +221,8 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
     constexpr int kDeep = MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound;
     const bool deep = int64_t(grid.x) * grid.y <= info.sms;
     auto kernel = deep ? sgemm_30_gemv<MT, CT, kDeep> : sgemm_30_gemv<MT, CT, kGemvRound>;
-    s = launch_overlapped(kernel, grid, dim3(gg.warps * kWarpSize), info, stream, a.M, a.N, a.K, a.alpha, a.A, a.lda,
-                          a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W, sc.tickets);
+    s = launch_early(kernel, grid, dim3(gg.warps * kWarpSize), 0, info.cc_major >= 9, stream, a.M, a.N, a.K, a.alpha,
+                     a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W, sc.tickets);
   }
   if (sc.ws != nullptr)
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
@@ -296,9 +281,9 @@ Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* w
   Status s = Status::kOk;
   for (int64_t z = 0; z < a.batch && s == Status::kOk; z += 65535) {
     const dim3 grid(unsigned(ceil_div64(many, int64_t(groups) * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));
-    s = launch_overlapped(kernel, grid, dim3(kGemvTWarps * kWarpSize), info, stream, few, many, a.K, a.alpha,
-                          S + z * strideS, lds, kMajor, L + z * strideL, ldl, a.beta, a.C + z * a.strideC, a.ldc,
-                          Batch{strideS, strideL, a.strideC, a.bias}, split, small);
+    s = launch_early(kernel, grid, dim3(kGemvTWarps * kWarpSize), 0, info.cc_major >= 9, stream, few, many, a.K,
+                     a.alpha, S + z * strideS, lds, kMajor, L + z * strideL, ldl, a.beta, a.C + z * a.strideC, a.ldc,
+                     Batch{strideS, strideL, a.strideC, a.bias}, split, small);
   }
   return s;
 }
