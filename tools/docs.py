@@ -127,11 +127,6 @@ def pct_hot(row) -> str:
     return f"{row.pct_hot:.1f} [{row.pct_hot_lo:.1f}, {row.pct_hot_hi:.1f}]"
 
 
-def geomean(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values and all(v > 0 for v in values) else None
-
-
 def si(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -190,7 +185,7 @@ def speed_table(r, prev, results) -> list[str]:
         return []
     g = results.geomean_pct(r.id)
     cells = ["geomean 1024³-8192³", "", num(g, 1)] + (
-        [num(geomean(row.pct_hot for n in res.GEOMEAN_SIZES if (row := results.row(r.id, n)) is not None), 1)] if hot else [])
+        [num(res.geomean(row.pct_hot for n in res.GEOMEAN_SIZES if (row := results.row(r.id, n)) is not None), 1)] if hot else [])
     if prev is not None:
         gp = results.geomean_pct(prev.id)
         cells += [num(gp, 1), f"{g - gp:+.1f}" if g is not None and gp is not None else "n/a"]
@@ -465,8 +460,9 @@ def suite_section(r, tag: str, suite) -> list[str]:
     head.append("verified")
     rows, pcts, errors = [], [], {}
     for name, row in mine.items():
-        dense = (row.lda, row.ldb, row.ldc) in ((None, None, None), (row.K, row.N, row.N), (row.K, row.K, row.N),
-                                                (row.M, row.N, row.N), (row.M, row.K, row.N))
+        # the row lengths of A, B and C as stored in the row's layout (A is K x M with op(A) = A^T, B N x K)
+        dense = (row.lda, row.ldb, row.ldc) in ((None, None, None), (row.M if row.layout[0] == "t" else row.K,
+                                                                      row.K if row.layout[1] == "t" else row.N, row.N))
         general = ", ".join(x for x in (row.layout if row.layout != "nn" else "", f"batch {row.batch}" if row.batch > 1
                                         else "", "bias" if row.bias else "") if x)
         shape = (f"{row.M} x {row.N} x {row.K}" + ("" if dense else f" (ld {row.lda}, {row.ldb}, {row.ldc})")
@@ -487,7 +483,7 @@ def suite_section(r, tag: str, suite) -> list[str]:
         pcts.append(row.pct)
     if not rows:
         return []
-    geo = geomean(pcts)
+    geo = res.geomean(pcts)
     low = [n for n, row in mine.items() if row.pct < 90]
     lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, {len(rows)} shapes): geometric mean "
              f"{num(geo, 1)}% of cuBLAS cold; lowest {min(pcts):.1f}% "
@@ -496,7 +492,7 @@ def suite_section(r, tag: str, suite) -> list[str]:
              f"verified: {'all' if all(row.verified for row in mine.values()) else 'NOT all'}."]
     if hot:
         hots = [row.pct_hot for row in mine.values() if row.pct_hot is not None]
-        lines.append(f"Hot (CUDA graphs of launches): geometric mean {num(geomean(hots), 1)}% of cuBLAS; lowest "
+        lines.append(f"Hot (CUDA graphs of launches): geometric mean {num(res.geomean(hots), 1)}% of cuBLAS; lowest "
                      f"{min(hots):.1f}%.")
         ones = [(n, row) for n, row in mine.items() if row.M == 1 and row.pct_hot is not None]
         if ones:

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 

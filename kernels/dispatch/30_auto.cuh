@@ -262,17 +262,14 @@ Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* w
   constexpr int CT = gemv_t_cols<MT>();
   if constexpr (kSwap && MT >= 8)
     if (!a.transb) return launch_gemv_narrow_copied<MT>(a, stream, why);
-  auto rows16 = [&](const float* p, int64_t ld, int64_t stride) {
-    return rows_aligned(p, ld) && (a.batch == 1 || stride % kVecWidth == 0);
-  };
   const int64_t few = kSwap ? a.N : a.M, many = kSwap ? a.M : a.N;
   const float* S = kSwap ? a.B : a.A;            // the few rows
   const int64_t lds = kSwap ? a.ldb : a.lda, strideS = kSwap ? a.strideB : a.strideA;
   const bool kMajor = kSwap ? !a.transb : a.transa;  // S(m, k) at S[k lds + m]
   const float* L = kSwap ? a.A : a.B;            // the many rows, along K
   const int64_t ldl = kSwap ? a.lda : a.ldb, strideL = kSwap ? a.strideA : a.strideB;
-  const bool vec = rows16(L, ldl, strideL);
-  const int small = !rows16(S, lds, strideS) ? kSmallScalar : !kMajor ? kSmallRows : MT >= kVecWidth ? kSmallKMajor
+  const bool vec = rows_aligned_all(L, ldl, strideL, a.batch);
+  const int small = !rows_aligned_all(S, lds, strideS, a.batch) ? kSmallScalar : !kMajor ? kSmallRows : MT >= kVecWidth ? kSmallKMajor
                                                                                                      : kSmallScalar;
   auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true, kSwap> : sgemm_30_gemv_t<MT, CT, false, kSwap>;
   KernelInfo info;

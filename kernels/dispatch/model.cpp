@@ -108,8 +108,11 @@ GemvForm gemv_form(const GemmArgs& a) {
   return GemvForm::kNone;
 }
 
+bool rows_aligned_all(const void* p, int64_t ld, int64_t stride, int64_t batch) {
+  return rows_aligned(p, ld) && (batch == 1 || stride % kVecFloats == 0);
+}
 bool loads_vec(const GemmArgs& a) {
-  return rows_aligned(a.A, a.lda) && rows_aligned(a.B, a.ldb) && (a.batch == 1 || (a.strideA | a.strideB) % 4 == 0);
+  return rows_aligned_all(a.A, a.lda, a.strideA, a.batch) && rows_aligned_all(a.B, a.ldb, a.strideB, a.batch);
 }
 bool tiles_vec(const GemmArgs& a) { return !a.transa && !a.transb ? loads_vec(a) : vec4_ok_batched(a); }
 PackPlan repack_plan(const GemmArgs& a) { return pack_plan(a, a.transa); }

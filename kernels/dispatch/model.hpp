@@ -52,6 +52,8 @@ GemvForm gemv_form(const GemmArgs& a);
 // aligned. The tiles also need C's in a transposed layout (their NN kernels store an unaligned C a
 // float at a time: tiles_vec); split-K never does (its partials are its own, its reduction stores C).
 bool loads_vec(const GemmArgs& a);
+// One operand's part of that: rows of pitch `ld` from `p`, and every product's (`stride` apart), 16-byte aligned.
+bool rows_aligned_all(const void* p, int64_t ld, int64_t stride, int64_t batch);
 bool tiles_vec(const GemmArgs& a);
 // Repack's copies: A and B where their rows are not aligned (and a transposed B of one product);
 // C only where the kernels on the copies need it aligned (a transposed A's tiles).

@@ -251,8 +251,13 @@ class Results:
 
     def geomean_pct(self, rung: int, sizes: Iterable[int] = GEOMEAN_SIZES) -> float | None:
         """Geometric mean of `rung`'s % of cuBLAS over the square sizes present; None when none."""
-        pcts = [row.pct for s in sizes if (row := self.row(rung, s)) is not None and row.pct]
-        return math.exp(statistics.fmean(map(math.log, pcts))) if pcts else None
+        return geomean(row.pct for s in sizes if (row := self.row(rung, s)) is not None and row.pct)
+
+
+def geomean(values: Iterable[float | None]) -> float | None:
+    """Geometric mean of the positive values given (None and zeros left out); None when there are none."""
+    values = [v for v in values if v]
+    return math.exp(statistics.fmean(map(math.log, values))) if values else None
 
 
 def load(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None,
