@@ -18,28 +18,28 @@
 
 #ifndef SGEMM_DEVICE_ONLY
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "common/launch.hpp"
 
 namespace sgemm::ozaki {
 
-// How many moduli a K-deep product uses and how many bits (beta) its integers keep.
-// The error of the scheme is about 2 * 2^-beta relative to the result on uniform inputs, whatever
-// K; cuBLAS SGEMM's grows like 0.3 * 2^-24 * sqrt(K) (measured: rung 25's page). The product
-// keeps beta >= 27 - floor(log2(K) / 2) + spread bits, enough to stay below cuBLAS's error, where
-// spread is what the inputs' range asks for beyond uniform inputs (spread_bits()), with the fewest
-// moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P; where even kMaxModuli
+// How many moduli a K-deep product uses and how many bits (beta) its integers keep, from a model of
+// the two errors measured on uniform inputs (rung 25's page): the scheme's norm-wise error is
+// kSchemeError * 2^-beta whatever K, cuBLAS SGEMM's grows like kCublasError * 2^-24 * sqrt(K). The
+// product keeps the fewest bits that hold the scheme's error below cuBLAS's with a margin of
+// kErrorMargin, beta >= 24 + log2(kSchemeError * kErrorMargin / kCublasError) - log2(K) / 2, plus
+// spread bits, what the inputs' range asks for beyond uniform inputs (spread_bits()), with the
+// fewest moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P; where even kMaxModuli
 // cannot, as many bits as they hold. beta never falls below plan(K, 0).beta.
+constexpr double kSchemeError = 0.75;  // 3.53e-7 at 4096^3 with beta = 21; 6.8e-7 at 128x128x16384 with 20
+constexpr double kCublasError = 0.3;   // 1.15e-6 at K = 4096, 1.62e-6 at 8192, 2.29e-6 at 16384
+constexpr double kErrorMargin = 1.5;
 struct Plan {
   int moduli = 0;
   int beta = 0;
 };
-inline int ceil_log2(int64_t k) {
-  int l = 0;
-  while (l < 62 && (int64_t(1) << l) < k) ++l;
-  return l;
-}
 inline int max_beta(int n, int64_t K) {
   unsigned __int128 P = 1;
   for (int l = 0; l < n; ++l) P *= unsigned(modulus(l));
@@ -47,8 +47,14 @@ inline int max_beta(int n, int64_t K) {
   while (b < 30 && (unsigned __int128)(2 * std::max<int64_t>(K, 1)) << (2 * (b + 1)) < P) ++b;
   return b;
 }
+// The bits uniform inputs need at depth K (the model above).
+inline int needed_beta(int64_t K) {
+  const double bits = 24.0 + std::log2(kSchemeError * kErrorMargin / kCublasError) -
+                      0.5 * std::log2(double(std::max<int64_t>(K, 1)));
+  return int(std::ceil(bits));
+}
 inline Plan plan(int64_t K, int spread = 0) {
-  const int need = 27 - ceil_log2(std::max<int64_t>(K, 1)) / 2 + spread;
+  const int need = needed_beta(K) + spread;
   for (int n = 1; n <= kMaxModuli; ++n)
     if (const int b = max_beta(n, K); b >= need) return {n, b};
   return {kMaxModuli, max_beta(kMaxModuli, K)};
@@ -174,13 +180,17 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
                            cudaStreamSynchronize(stream) != cudaSuccess))
     s = launch_status();
   if (s != Status::kOk) return s;
-  if (spread > kMaxSpread) {
+  const int need = needed_beta(a.K) + std::min(spread, kMaxSpread);
+  const int most = max_beta(kMaxModuli, a.K);
+  if (spread > kMaxSpread || need > most) {
     if (why)
-      *why = "a row of A or a column of B has its largest magnitude above 16x its mean: beta-bit integers would "
-             "lose the small entries' accuracy (use rung 24)";
+      *why = "a row of A or a column of B has its largest magnitude too far above its mean (" +
+             (spread > kMaxSpread ? std::string("over ") + std::to_string(int(kWideRatio)) + "x"
+                                  : std::to_string(need) + " bits needed") +
+             "): " + std::to_string(kMaxModuli) + " moduli hold " + std::to_string(most) +
+             "-bit integers at this K (use rung 24)";
     return Status::kUnsupported;
   }
-  static_assert(kWideRatio == 16.0, "the refusal above says 16x");
   *chosen = narrow(a) ? Plan{kMaxModuli, max_beta(kMaxModuli, a.K)} : plan(a.K, spread);
   if (chosen->beta == first.beta) return Status::kOk;
   const int64_t n = a.M + a.N;

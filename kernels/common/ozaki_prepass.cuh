@@ -99,12 +99,12 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
 // the row's typical magnitude, so the error relative to the result follows the ratio of the largest
 // magnitude to the mean of the non-zeros. The plan's beta is set for uniform inputs, whose ratio
 // is 2 (a little more in rows whose mean falls short by chance: kBaseRatio); normal inputs have
-// about 5. Each doubling of the ratio past kBaseRatio asks for one more bit, up to kMaxSpread. A
-// ratio above kWideRatio makes the row "wide": the rung refuses the inputs.
-constexpr int kMaxSpread = 3;
+// about 5. Each doubling of the ratio past kBaseRatio asks for one more bit, up to kMaxSpread; the
+// plan takes as many moduli as those bits need (ozaki::plan), and the rung refuses the inputs only
+// where eight moduli cannot hold them. A ratio above kWideRatio is "wide" at once.
+constexpr int kMaxSpread = 8;
 constexpr double kBaseRatio = 2.25;
-constexpr double kWideRatio = 16.0;
-static_assert(kBaseRatio * (1 << kMaxSpread) >= kWideRatio, "every ratio below kWideRatio gets its bits");
+constexpr double kWideRatio = kBaseRatio * (1 << kMaxSpread);  // 576
 __device__ __forceinline__ int spread_bits(double max_times_nnz, double abs_sum) {
   if (max_times_nnz > kWideRatio * abs_sum) return kMaxSpread + 1;  // wide
   int e = 0;

@@ -224,6 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
     Inputs, OzakiErrorBelowCublas,
     ::testing::Values(OzakiCase{{2048, 2048, 4096}, harness::InputKind::kNormal},
                       OzakiCase{{2048, 2048, 4096}, harness::InputKind::kUniform},
+                      OzakiCase{{2048, 2048, 8192}, harness::InputKind::kUniform},  // 7 moduli (beta 20)
                       OzakiCase{{256, 256, 4096}, harness::InputKind::kNormal},
                       OzakiCase{{256, 256, 4096}, harness::InputKind::kUniform},
                       OzakiCase{{128, 128, 16384}, harness::InputKind::kNormal},
