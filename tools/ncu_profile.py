@@ -73,6 +73,10 @@ METRICS: list[tuple[str, str, str]] = [
     ("sm_clock_mhz", "sm__cycles_elapsed.avg.per_second", "clock"),
     ("dram_bytes_read", "dram__bytes_read.sum", "bytes"),
     ("dram_bytes_write", "dram__bytes_write.sum", "bytes"),
+    # Where the loads were served: L2's hit rate, and how busy L2 and DRAM were over the kernel.
+    ("l2_hit_rate_pct", "lts__t_sector_hit_rate.pct", "pct"),
+    ("l2_throughput_pct", "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", "pct"),
+    ("dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "pct"),
     ("global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count"),
     ("global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "count"),
     ("global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count"),
