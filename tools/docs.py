@@ -32,7 +32,8 @@ is its first and last rung id):
   1. Both ends of a range are rungs of the registry, of one track, and so is every registry id
      between them: a sub-range of one track ("the Hopper rungs 24-29") is fine; "rungs 6-22"
      across two tracks is not (write "rungs 6-16 and 21-22").
-  2. A range that names a track claims that track's whole extent and must equal it. It names
+  2. A range that names a track claims that track's whole extent and must equal it (or one of its
+     runs, where another track's rung sits between its ids: "rungs 21-29 and 31"). It names
      a track when one of the track's names stands right before the range's parenthesis or after
      the word "track" (`Tensor cores (rungs 21-29, ...)`, `the CUDA-core track (`kernels/ffma/`,
      rungs 1-16)`, `the tensor-core track: rungs 21-29`) or right after it ("rungs 1-16, the
@@ -92,7 +93,7 @@ NCU_METRICS = (
     "stall_wait", "stall_dispatch_stall", "stall_no_instruction", "stall_math_pipe_throttle",
     "smem_ld_bank_conflicts", "smem_st_bank_conflicts", "smem_wavefronts_per_ffma", "dram_bytes",
     "global_ld_sectors_per_request", "global_st_sectors_per_request", "achieved_occupancy_pct", "inst_executed",
-    "tensor_hmma_active_pct", "tensor_pipe_active_pct",
+    "tensor_hmma_active_pct", "tensor_pipe_active_pct", "l2_hit_rate_pct", "dram_throughput_pct",
 )
 SASS_EXTRA = ("registers", "shared_bytes", "local_bytes")
 
@@ -633,7 +634,7 @@ def readme_block(rungs, gpus, link=None) -> str:
     inexact = [r for r in tensor if not r.fp32_accurate]
     note = ""
     if tensor:
-        note = (f" Rungs {tensor[0].id}-{tensor[-1].id} run on the tensor cores"
+        note = (f" Rungs {runs_text(track_runs(rungs)['tensor-core'])} run on the tensor cores"
                 + (f"; {'rung' if len(inexact) == 1 else 'rungs'} {', '.join(str(r.id) for r in inexact)} "
                    f"{'is' if len(inexact) == 1 else 'are'} not FP32-accurate (the page compares it with cuBLAS's "
                    f"TF32 GEMM)" if inexact else "") + ".")
@@ -644,14 +645,14 @@ def readme_block(rungs, gpus, link=None) -> str:
 
 
 def id_ranges(ids) -> str:
-    """"1-16", "21-23, 25": consecutive ids as ranges."""
+    """"1-16", "21-23 and 25": consecutive ids as ranges."""
     ids, runs = sorted(ids), []
     for i in ids:
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+    return runs_text(runs)
 
 
 def tracks(rungs) -> dict[str, list]:
@@ -867,11 +868,33 @@ def _prose(text: str) -> str:
     return _FENCE.sub(blank, GENERATED.sub(blank, text))
 
 
+def track_runs(rungs) -> dict[str, list[tuple[int, int]]]:
+    """Each track's runs of ids with no other track's rung between them: the tensor-core track,
+    which goes on past the dispatch rung's id, is [(21, 29), (31, 31)]."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    prev = None
+    for r in sorted(rungs, key=lambda r: r.id):
+        runs = out.setdefault(r.track, [])
+        if prev is not None and prev.track == r.track:
+            runs[-1] = (runs[-1][0], r.id)
+        else:
+            runs.append((r.id, r.id))
+        prev = r
+    return out
+
+
+def runs_text(runs) -> str:
+    """"21-29 and 31"."""
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def range_errors(text: str, rungs, where: str = "") -> list[str]:
     """What is wrong with the ranges of rungs in the prose of `text` (one message each)."""
     by_id = {r.id: r for r in rungs}
     groups = tracks(rungs)
     extent = {t: (m[0].id, m[-1].id) for t, m in groups.items()}
+    runs = track_runs(rungs)
     prose = _prose(text)
     # A track named right before a range's parenthesis or after the word "track", or right after it.
     before = {t: re.compile(r"(?<![\w-])" + track_names(t, m) + r"(?![\w-])[*_]*"
@@ -906,9 +929,8 @@ def range_errors(text: str, rungs, where: str = "") -> list[str]:
                           f"({', '.join(f'{t} {lo}-{hi}' for t, (lo, hi) in extent.items() if t in inside)})")
             continue
         for t in named:
-            if (a, b) != extent[t]:
-                errors.append(f"{at}: names the {t} track, which is rungs {extent[t][0]}-{extent[t][1]} "
-                              "in the registry")
+            if (a, b) not in runs[t]:
+                errors.append(f"{at}: names the {t} track, which is rungs {runs_text(runs[t])} in the registry")
     return errors
 
 
