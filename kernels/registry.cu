@@ -48,6 +48,7 @@ SGEMM_DECLARE_RUNG(rung27)
 SGEMM_DECLARE_RUNG(rung28)
 SGEMM_DECLARE_RUNG(rung29)
 SGEMM_DECLARE_RUNG(rung30)
+SGEMM_DECLARE_RUNG(rung31)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
 double predicted_ns(const GemmArgs& args);
@@ -204,6 +205,13 @@ const std::vector<Rung>& registry() {
        "of four tile configurations",
        "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
        false, kTakesAll, &rung30::predicted_ns},
+      // The tensor-core track goes on past the dispatch rung's number (30, which sits on top).
+      {31, "31_ordered_units", kTensor, 29, "tensor/31_ordered_units.cuh",
+       "One modulus of one tile at a time, handed out in order (sm_90a)",
+       "the unit of work is one modulus of one tile, taken in order from an atomic counter by one block per SM, so "
+       "the blocks in flight read neighbouring tiles of one modulus from L2; the rebuild becomes a kernel of its own",
+       "sm_90a", "sgemm_31_ordered_units<", kOzakiInt8, &rung31::tile, &rung31::supports, &rung31::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
   };
   return table;
 }
