@@ -1,11 +1,15 @@
 #include "session.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <thread>
 
 #include "harness/cuda_check.hpp"
+#include "harness/nvml.hpp"
+#include "peers/gemmul8.hpp"
 #include "harness/stats.hpp"
 
 namespace sgemm::bench {
@@ -169,6 +173,30 @@ const Session::CublasMethod* Session::cublas_method(const Rung& rung) {
   return name == "3xtf32" ? &k3xtf32 : name == "ozaki-int8" ? &kOzaki : nullptr;
 }
 
+// `launch` alone, back to back over the rotated sets for --energy seconds (by its cold time per
+// launch, ms), between two reads of the GPU's energy counter: mean watts and joules per launch.
+// Unknown (-1) without NVML's counter or when the counter did not move (a burst shorter than its
+// update period).
+Session::Energy Session::measure_energy(const LaunchFn& launch, int sets, double ms) {
+  Energy e;
+  constexpr int kMaxLaunches = 100000;
+  const int launches = int(std::clamp(std::ceil(o_.energy_time * 1e3 / std::max(ms, 1e-6)), 1.0, double(kMaxLaunches)));
+  SGEMM_CUDA(cudaStreamSynchronize(stream_));
+  const long long before = nvml::energy_mj(dev_.device);
+  if (before < 0) return e;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < launches; ++i)
+    if (const Status s = launch(i % sets); s != Status::kOk)
+      throw std::runtime_error(std::string("energy burst: ") + status_string(s));
+  SGEMM_CUDA(cudaStreamSynchronize(stream_));
+  const long long after = nvml::energy_mj(dev_.device);
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (after <= before || elapsed_ms <= 0) return e;
+  e.watts = double(after - before) / elapsed_ms;  // mJ per ms
+  e.joules = double(after - before) * 1e-3 / launches;
+  return e;
+}
+
 bool Session::clock_ok(const ClockRange& clock) const {
   return clock.min_mhz > 0 && clock.min_mhz >= o_.clock_threshold_pct / 100.0 * dev_.sm_clock_max_mhz;
 }
@@ -210,6 +238,9 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     const CublasMethod* method = c.fp32_accurate && plain ? cublas_method(rung) : nullptr;
     if (tf32) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
     else if (method) contenders.push_back([&](int set) { return method->fn(p.args(set), stream_); });
+    // GEMMul8, the published library of the same scheme, beside the Ozaki rungs (--gemmul8 N).
+    const bool peer = o_.gemmul8 > 0 && plain && rung.precision.name == std::string(find_rung(25)->precision.name);
+    if (peer) contenders.push_back([&](int set) { return peers::gemmul8_sgemm(p.args(set), stream_); });
     RoundsPlan plan;
     plan.warm.warmup = o_.warmup;
     plan.rounds = o_.rounds;
@@ -227,6 +258,16 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     c.packed = packs(rung, p.args(0));
     c.remeasured = m.remeasured;
     if (o_.hot && c.ms <= kHotMaxMs) time_row_hot({contenders[0], contenders[1]}, p.sets(), row.shape, &c);
+    if (o_.energy_time > 0) {
+      const double flop = 2.0 * double(c.M) * double(c.N) * double(c.K) * double(c.batch);
+      const Energy rung_e = measure_energy(contenders[0], p.sets(), c.ms), cublas_e = measure_energy(contenders[1], p.sets(), c.cublas_ms);
+      if (rung_e.joules > 0 && cublas_e.joules > 0) {
+        c.watts = rung_e.watts;
+        c.gflop_per_joule = flop * 1e-9 / rung_e.joules;
+        c.cublas_watts = cublas_e.watts;
+        c.cublas_gflop_per_joule = flop * 1e-9 / cublas_e.joules;
+      }
+    }
     if (rung.choice) state.SetLabel(rung.choice(p.args(0)));  // what a picking rung ran
     if (rung.predicted_ns) c.predicted_ms = rung.predicted_ns(p.args(0)) * 1e-6;
     if (tf32) {
@@ -237,6 +278,12 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
       c.*method->pct = median(m.rounds.pct_per_round(0, 2));
       c.*method->rel_err =
           cublas_method_rel_err(*method, p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
+    }
+    if (peer) {
+      c.pct_gemmul8 = median(m.rounds.pct_per_round(0, int(contenders.size()) - 1));
+      c.gemmul8_moduli = o_.gemmul8;
+      c.gemmul8_rel_err = method_rel_err(gemmul8_rel_err_, p, shape_key(row.shape, o_.input, o_.wide_exponent, true),
+                                         rung.precision, &peers::gemmul8_sgemm, "GEMMul8");
     }
     report_row(state, c);
   } catch (const OutOfMemory& e) {

@@ -69,6 +69,11 @@ class Session {
   // nothing a launch this long would show, and replaying it would double the row's time.
   static constexpr double kHotMaxMs = 20.0;
   void set_clock_counters(const harness::ClockRange& clock, harness::RowCounters* c) const;
+  // Mean watts and joules per launch of one contender run alone (--energy); -1 when unknown.
+  struct Energy {
+    double watts = -1, joules = -1;
+  };
+  Energy measure_energy(const harness::LaunchFn& launch, int sets, double ms);
   // Poison C of set 0, run `launch` (it may fill the detail of a failure), wait, verify.
   harness::VerifyResult verify_launch(harness::Problem& p, const Precision& precision,
                                       const std::function<Status(std::string*)>& launch);
@@ -103,6 +108,7 @@ class Session {
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
   std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
   std::map<std::string, std::map<std::string, double>> cublas_method_rel_err_;  // method -> problem key -> rel_err
+  std::map<std::string, double> gemmul8_rel_err_;                             // problem key -> GEMMul8's rel_err
   std::map<std::string, std::string> errors_;
   std::set<std::string> refused_;  // accuracy rows whose rung refused the wide-exponent inputs
   bool verification_failed_ = false;

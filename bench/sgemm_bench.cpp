@@ -21,6 +21,7 @@
 #include "harness/report.hpp"
 #include "harness/rows.hpp"
 #include "harness/timing.hpp"
+#include "peers/gemmul8.hpp"
 #include "session.hpp"
 #include "soak.hpp"
 
@@ -83,6 +84,12 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   benchmark::AddCustomContext("sgemm_ladder_version", SGEMM_LADDER_VERSION);
   benchmark::AddCustomContext("sgemm_ladder_git", SGEMM_LADDER_GIT);
   benchmark::AddCustomContext("command", command);
+  if (o.gemmul8)
+    benchmark::AddCustomContext("gemmul8", "GEMMul8 " + sgemm::bench::peers::gemmul8_commit() + ", gemmul8::gemm<float>, INT8, " +
+                                               std::to_string(o.gemmul8) + " moduli, fast mode");
+  if (o.energy_time > 0)
+    benchmark::AddCustomContext("energy", "NVML's total energy counter around " + std::to_string(o.energy_time) +
+                                              " s of the rung's launches alone, then cuBLAS's");
 }
 
 }  // namespace
@@ -106,6 +113,14 @@ int main(int argc, char** argv) {
 #endif
   }
 
+  if (o.gemmul8) {
+    if (!sgemm::bench::peers::gemmul8_available()) {
+      std::fprintf(stderr,
+                   "sgemm_bench: error: --gemmul8 needs a build with GEMMul8 (cmake -DSGEMM_GEMMUL8_SOURCE=<checkout>)\n");
+      return kExitUsage;
+    }
+    sgemm::bench::peers::set_gemmul8_moduli(o.gemmul8);
+  }
   if (const std::string problem = device_problem(); !problem.empty()) {
     std::fprintf(stderr, "sgemm_bench: %s\n", problem.c_str());
     return kExitDevice;

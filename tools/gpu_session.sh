@@ -5,8 +5,8 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch test sanitize bench results unaligned layouts suite soak sass ncu gdb
-#          fault python model (default: probe build test bench)
+#   steps: probe build build-debug tune dispatch test sanitize bench results peer tensor unaligned layouts suite soak
+#          sass ncu gdb fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
 #   records the commit measured.
@@ -68,6 +68,17 @@ for step in "${steps[@]}"; do
       run_step results "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 \
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
         --accuracy-sweep --json "$out/${gpu}.json" ;;
+    peer)  # sgemm_bench with GEMMul8 beside the Ozaki rungs, in build/peer: GEMMUL8_SOURCE is a checkout of
+      # github.com/RIKEN-RCCS/GEMMul8 (built with its own Makefile, or compiled here: minutes)
+      run_step peer bash -c 'cmake -S . -B build/peer -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DSGEMM_GEMMUL8_SOURCE="${GEMMUL8_SOURCE:?set GEMMUL8_SOURCE to a GEMMul8 checkout}" &&
+        cmake --build build/peer -j 16 --target sgemm_bench' ;;
+    tensor)  # cuBLAS and the tensor-core track at 4096^3-16384^3, GEMMul8 (7 moduli) beside the Ozaki rungs
+      # where the peer step built it, energy per row: <gpu>_tensor.json
+      peer_bench=$bench peer_args=()
+      [ -x build/peer/bench/sgemm_bench ] && peer_bench=build/peer/bench/sgemm_bench peer_args=(--gemmul8 7)
+      run_step tensor "$peer_bench" --kernel "0,$(registry '",".join(str(r.id) for r in rungs if r.track == "tensor-core")')" \
+        --sizes 4096,8192,16384 --min-time 0.1 "${peer_args[@]}" --energy 1 --json "$out/${gpu}_tensor.json" ;;
     unaligned)  # every rung from the vectorized one up at 4096^3 with every leading dimension 4097
       # (from the first rung whose reported kernel is its 128-bit instance, `true` in the registry)
       ids=$(registry '",".join(str(r.id) for r in rungs[next(i for i, r in enumerate(rungs) if "true" in r.kernel):])')

@@ -432,6 +432,14 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                  "seconds of the rung's launches replayed from CUDA graphs per row, the hot timing (default " +
                      shown(o.hot_time) + ")")
       ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
+  app.add_option("--gemmul8", o.gemmul8,
+                 "N: also time GEMMul8 (RIKEN's Ozaki scheme II, INT8, fast mode) with N moduli beside each Ozaki "
+                 "rung, on the same inputs (a build with -DSGEMM_GEMMUL8_SOURCE only)")
+      ->check(validator(integer_from(2, 13)));
+  app.add_option("--energy", o.energy_time,
+                 "SECONDS: after each row's timing, run the rung, then cuBLAS, alone for this long each and read the "
+                 "GPU's energy counter (NVML) around them: watts and GFLOP per joule")
+      ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_flag("--list", o.list, "list the rungs and exit");
   CLI::Option* sweep_opt =
       app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
@@ -592,6 +600,8 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   if (!o.check) os << " --no-check";
   if (!o.hot) os << " --no-hot";
   else if (o.hot_time != Options{}.hot_time) os << " --hot-time " << o.hot_time;
+  if (o.gemmul8) os << " --gemmul8 " << o.gemmul8;
+  if (o.energy_time > 0) os << " --energy " << o.energy_time;
   if (o.accuracy_sweep) {
     auto list = [&](const char* option, const auto& values) {
       if (values.empty()) return;

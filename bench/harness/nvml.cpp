@@ -25,6 +25,7 @@ class Library {
   decltype(&nvmlDeviceGetHandleByPciBusId_v2) handle_by_pci = nullptr;
   decltype(&nvmlDeviceGetClockInfo) clock_info = nullptr;
   decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&nvmlDeviceGetTotalEnergyConsumption) total_energy = nullptr;  // optional: energy_mj() says -1 without it
 
  private:
   Library() {
@@ -34,6 +35,7 @@ class Library {
     handle_by_pci = symbol<decltype(handle_by_pci)>(so, "nvmlDeviceGetHandleByPciBusId_v2");
     clock_info = symbol<decltype(clock_info)>(so, "nvmlDeviceGetClockInfo");
     driver_version = symbol<decltype(driver_version)>(so, "nvmlSystemGetDriverVersion");
+    total_energy = symbol<decltype(total_energy)>(so, "nvmlDeviceGetTotalEnergyConsumption");
     ok_ = init && handle_by_pci && clock_info && driver_version && init() == NVML_SUCCESS;
   }
   template <class Fn>
@@ -47,16 +49,30 @@ class Library {
 
 bool available() { return Library::get().ok(); }
 
+namespace {
+// NVML's handle of a CUDA device (by its PCI bus id); false when unknown.
+bool handle_of(const Library& nv, int cuda_device, nvmlDevice_t* device) {
+  char bus[64];
+  return nv.ok() && cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) == cudaSuccess &&
+         nv.handle_by_pci(bus, device) == NVML_SUCCESS;
+}
+}  // namespace
+
 int sm_clock_mhz(int cuda_device) {
   const Library& nv = Library::get();
-  if (!nv.ok()) return -1;
-  char bus[64];
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess) return -1;
   nvmlDevice_t device{};
   unsigned mhz = 0;
-  if (nv.handle_by_pci(bus, &device) != NVML_SUCCESS || nv.clock_info(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS)
-    return -1;
+  if (!handle_of(nv, cuda_device, &device) || nv.clock_info(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return -1;
   return int(mhz);
+}
+
+long long energy_mj(int cuda_device) {
+  const Library& nv = Library::get();
+  nvmlDevice_t device{};
+  unsigned long long mj = 0;
+  if (!nv.total_energy || !handle_of(nv, cuda_device, &device) || nv.total_energy(device, &mj) != NVML_SUCCESS)
+    return -1;
+  return static_cast<long long>(mj);
 }
 
 std::string driver_version() {
@@ -74,6 +90,7 @@ namespace sgemm::harness::nvml {
 bool available() { return false; }
 int sm_clock_mhz(int) { return -1; }
 std::string driver_version() { return ""; }
+long long energy_mj(int) { return -1; }
 }  // namespace sgemm::harness::nvml
 
 #endif

@@ -17,4 +17,8 @@ int sm_clock_mhz(int cuda_device);
 // The driver version, e.g. "580.159.04"; "" when unknown.
 std::string driver_version();
 
+// The energy the GPU has used since the driver loaded, in millijoules (NVML's total energy
+// counter, Volta and later); -1 when unknown.
+long long energy_mj(int cuda_device);
+
 }  // namespace sgemm::harness::nvml

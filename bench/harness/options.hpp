@@ -36,6 +36,8 @@ struct Options {
   int rounds = 9;                    // R: rounds of interleaved rung / cuBLAS launches per row
   bool hot = true;                   // also time every row hot (a CUDA graph of launches; timing.hpp)
   double hot_time = 0.1;             // --hot-time: seconds of the rung's replayed launches per row
+  int gemmul8 = 0;                   // --gemmul8 N: GEMMul8 with N moduli beside each Ozaki rung (0: not timed)
+  double energy_time = 0;            // --energy SECONDS: each row's rung and cuBLAS run that long alone, under NVML's energy counter (0: not measured)
   int repetitions = 1;               // passes over the whole sweep
   double clock_threshold_pct = 90;   // rows whose SM clock fell below this % of the max: re-measured, flagged
   bool check = true;                 // verify every rung against the FP64 reference

@@ -59,6 +59,13 @@ void for_each_counter(Counters& c, F&& f) {
   f("cublas_3xtf32_rel_err", c.cublas_3xtf32_rel_err, When::kWhenSet);
   f("pct_cublas_ozaki_int8", c.pct_cublas_ozaki_int8, When::kWhenSet);
   f("cublas_ozaki_int8_rel_err", c.cublas_ozaki_int8_rel_err, When::kWhenSet);
+  f("pct_gemmul8", c.pct_gemmul8, When::kWhenSet);
+  f("gemmul8_rel_err", c.gemmul8_rel_err, When::kWhenSet);
+  f("gemmul8_moduli", c.gemmul8_moduli, When::kWhenSet);
+  f("watts", c.watts, When::kWhenSet);
+  f("gflop_per_joule", c.gflop_per_joule, When::kWhenSet);
+  f("cublas_watts", c.cublas_watts, When::kWhenSet);
+  f("cublas_gflop_per_joule", c.cublas_gflop_per_joule, When::kWhenSet);
   f("pct_cublas_hot", c.pct_cublas_hot, When::kWhenSet);
   f("pct_cublas_hot_lo", c.pct_cublas_hot_lo, When::kWhenSet);
   f("pct_cublas_hot_hi", c.pct_cublas_hot_hi, When::kWhenSet);
@@ -203,6 +210,13 @@ std::string TableReporter::row_line(const std::string& name, const RowCounters& 
     os << "  " << std::setprecision(1) << c.pct_cublas_ozaki_int8 << "% of Ozaki on cuBLAS INT8";
     if (c.cublas_ozaki_int8_rel_err >= 0) os << " (its rel_err " << sci(c.cublas_ozaki_int8_rel_err) << ")";
   }
+  if (c.pct_gemmul8 >= 0) {
+    os << "  " << std::setprecision(1) << c.pct_gemmul8 << "% of GEMMul8 (" << c.gemmul8_moduli << " moduli)";
+    if (c.gemmul8_rel_err >= 0) os << " (its rel_err " << sci(c.gemmul8_rel_err) << ")";
+  }
+  if (c.watts >= 0)
+    os << "  " << std::setprecision(0) << c.watts << " W, " << c.gflop_per_joule << " GFLOP/J (cuBLAS "
+       << c.cublas_watts << " W, " << c.cublas_gflop_per_joule << " GFLOP/J)";
   return os.str();
 }
 

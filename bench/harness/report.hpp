@@ -58,6 +58,17 @@ struct RowCounters {
   // (sgemm::cublas_ozaki_int8: the same pre-pass, batched cuBLAS INT8 GEMMs, a rebuilding kernel).
   double pct_cublas_ozaki_int8 = -1;      // pct_cublas_ozaki_int8: as pct_cublas, against it
   double cublas_ozaki_int8_rel_err = -1;  // cublas_ozaki_int8_rel_err: its rel_err on these inputs
+  // Rows of Ozaki-scheme rungs under --gemmul8 N: GEMMul8 with N moduli (fast mode), interleaved
+  // with the rung on the same inputs; -1 elsewhere (no counter written).
+  double pct_gemmul8 = -1;      // pct_gemmul8: as pct_cublas, against GEMMul8
+  double gemmul8_rel_err = -1;  // gemmul8_rel_err: its rel_err on these inputs
+  int gemmul8_moduli = -1;      // gemmul8_moduli: N
+  // Under --energy SECONDS: the rung's, then cuBLAS's, launches alone for that long each, the
+  // GPU's energy counter (NVML) read around them; -1 elsewhere (no counter written).
+  double watts = -1;                   // watts: the rung's mean power over its burst
+  double gflop_per_joule = -1;         // gflop_per_joule: 2 M N K (x batch) per launch / its energy per launch
+  double cublas_watts = -1;            // cublas_watts, cublas_gflop_per_joule: the same for cuBLAS
+  double cublas_gflop_per_joule = -1;
   // Hot timing (timing.hpp: time_hot), every timed row unless --no-hot; -1 elsewhere (not written).
   double pct_cublas_hot = -1;     // pct_cublas_hot: as pct_cublas, from graph replays (one ratio a round)
   double pct_cublas_hot_lo = -1;  // pct_cublas_hot_lo, _hi: its 95% interval

@@ -108,6 +108,10 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
                           counter == "pct_cublas_ozaki_int8" || counter == "cublas_ozaki_int8_rel_err" ||
                           counter == "accuracy_sweep" || counter == "input_normal" ||
                           counter == "input_wide_exponent" || counter == "batch" || counter == "bias" ||
+                          counter == "pct_gemmul8" || counter == "gemmul8_rel_err" ||
+                          counter == "gemmul8_moduli" ||  // --gemmul8 only
+                          counter == "watts" || counter == "gflop_per_joule" || counter == "cublas_watts" ||
+                          counter == "cublas_gflop_per_joule" ||  // --energy only
                           counter == "pct_hbm_hot" ||  // rows with M <= 16 only
                           counter == "predicted_ms";   // rungs with a model only
     EXPECT_EQ(b.contains(counter), !optional) << counter;
