@@ -437,6 +437,42 @@ def gpu_section(r, prev, tag, results) -> list[str]:
     return lines
 
 
+def large_section(r, large) -> list[str]:
+    """The rung at the large sizes of `<gpu>_tensor.json` (cuBLAS and the tensor-core track up to
+    16384^3): % of cuBLAS, the error beside cuBLAS's, GEMMul8 where it ran beside, and the energy."""
+    rows = sorted((row for row in large.rows if row.rung == r.id and row.plain), key=lambda row: row.M)
+    if not rows:
+        return []
+    ctx = large.context
+    peer = ctx.get("gemmul8")
+    lines = [f"Large sizes (`bench/results/{large.path.name}`, commit `{ctx.get('sgemm_ladder_git', '?')}`"
+             + (f"; {peer}" if peer else "") + "): power and energy from NVML's counter over "
+             "a second of the rung's launches alone, then cuBLAS's; SM clock range over the timed launches.", ""]
+    head = ["M = N = K", "GFLOP/s", "% of cuBLAS [95% interval]", "error (cuBLAS's)"]
+    if any(row.pct_gemmul8 is not None for row in rows):
+        head += ["% of GEMMul8 (its error)"]
+    head += ["W, GFLOP/J (cuBLAS's)", "SM MHz"]
+    out = []
+    for row in rows:
+        cublas = large.row(0, row.M, row.N, row.K)
+        err = f"{row.rel_err:.2e}" if row.rel_err is not None else "n/a"
+        if cublas and cublas.rel_err is not None:
+            err += f" ({cublas.rel_err:.2e})"
+        cells = [f"{row.M}³", num(row.gflops), pct(row), err]
+        if "% of GEMMul8 (its error)" in head:
+            cells.append("n/a" if row.pct_gemmul8 is None else
+                         f"{row.pct_gemmul8:.1f} ({row.gemmul8_rel_err:.2e}, {row.gemmul8_moduli} moduli)")
+        energy = "n/a"
+        if row.watts is not None and row.gflop_per_joule is not None:
+            energy = f"{row.watts:.0f} W, {row.gflop_per_joule:.0f}"
+            if row.cublas_gflop_per_joule is not None:
+                energy += f" ({row.cublas_watts:.0f} W, {row.cublas_gflop_per_joule:.0f})"
+        clock = ("n/a" if row.sm_clock_min_mhz is None else
+                 f"{row.sm_clock_min_mhz:.0f}-{row.sm_clock_max_mhz:.0f}")
+        out.append(cells + [energy, clock])
+    return lines + table(head, out) + [""]
+
+
 def suite_rows(results, rung_id: int) -> dict:
     """A suite's rows of one rung, by shape name (the part of the row name after the slug)."""
     return {row.name.split("/")[1]: row for row in results.rows if row.rung == rung_id}
@@ -531,6 +567,8 @@ def page_block(r, by_id, gpus) -> str:
         if r.track == "dispatch":
             suite = res.load(tag, suite="workloads") if tag in res.gpus(suffix="_workloads.json") else None
             lines += suite_section(r, tag, suite) if suite else ["No workload-suite results for this GPU.", ""]
+        if tag in res.gpus(suffix="_tensor.json"):
+            lines += large_section(r, res.load(tag, suite="tensor"))
     lines.append(END)
     return "\n".join(lines)
 

@@ -136,6 +136,13 @@ class Row:
     cublas_ms_hot: float | None = None
     pct_hbm_hot: float | None = None  # rows with M <= 16: % of the DRAM peak, hot
     predicted_ms: float | None = None  # a rung with a model (the dispatch rung): its predicted ms
+    pct_gemmul8: float | None = None      # Ozaki rungs under --gemmul8 N: % of GEMMul8 with N moduli
+    gemmul8_rel_err: float | None = None  # ... its error on the same inputs
+    gemmul8_moduli: int | None = None     # ... N
+    watts: float | None = None            # --energy: the rung's mean power alone, and its GFLOP per joule
+    gflop_per_joule: float | None = None
+    cublas_watts: float | None = None     # ... and cuBLAS's
+    cublas_gflop_per_joule: float | None = None
 
     @property
     def plain(self) -> bool:
@@ -378,7 +385,10 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         pct_hot=_number(c.get("pct_cublas_hot")), pct_hot_lo=_number(c.get("pct_cublas_hot_lo")),
         pct_hot_hi=_number(c.get("pct_cublas_hot_hi")), ms_hot=_number(c.get("ms_hot")),
         cublas_ms_hot=_number(c.get("cublas_ms_hot")), pct_hbm_hot=_number(c.get("pct_hbm_hot")),
-        predicted_ms=_number(c.get("predicted_ms")))
+        predicted_ms=_number(c.get("predicted_ms")), pct_gemmul8=_number(c.get("pct_gemmul8")),
+        gemmul8_rel_err=_number(c.get("gemmul8_rel_err")), gemmul8_moduli=_integer(c.get("gemmul8_moduli")),
+        watts=_number(c.get("watts")), gflop_per_joule=_number(c.get("gflop_per_joule")),
+        cublas_watts=_number(c.get("cublas_watts")), cublas_gflop_per_joule=_number(c.get("cublas_gflop_per_joule")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:

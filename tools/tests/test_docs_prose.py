@@ -197,3 +197,16 @@ def test_readme_parts_link_in_reading_order(small_registry, monkeypatch):
     by_hand = readme.replace("Intro.", "The [capstone](docs/glossary.md#capstone).")
     linked = docs.readme_text(by_hand, small_registry, {})
     assert linked.count("](docs/glossary.md#capstone)") == 1  # linked by hand before: not again
+
+
+def test_a_track_that_goes_on_past_another_tracks_rung(small_registry):
+    """The tensor-core track may go on past the dispatch rung's id (rung 31 after 30): prose names
+    it as its runs, and a range across the dispatch rung is refused."""
+    rungs = small_registry + [rung(31, "tensor-core", "tensor", "Ordered units (sm_90a)", builds_on=24,
+                                   arch="sm_90a")]
+    assert docs.track_runs(rungs)["tensor-core"] == [(21, 24), (31, 31)]
+    assert docs.runs_text(docs.track_runs(rungs)["tensor-core"]) == "21-24 and 31"
+    assert docs.range_errors("**Tensor cores (rungs 21-24 and 31, `kernels/tensor/`)**", rungs, "x.md") == []
+    assert any("spans the tracks" in e for e in docs.range_errors("rungs 24-31 are INT8", rungs, "x.md"))
+    assert any("which is rungs 21-24 and 31" in e
+               for e in docs.range_errors("**Tensor cores (rungs 21-23)**", rungs, "x.md"))
