@@ -260,7 +260,8 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     if (o_.hot && c.ms <= kHotMaxMs) time_row_hot({contenders[0], contenders[1]}, p.sets(), row.shape, &c);
     if (o_.energy_time > 0) {
       const double flop = 2.0 * double(c.M) * double(c.N) * double(c.K) * double(c.batch);
-      const Energy rung_e = measure_energy(contenders[0], p.sets(), c.ms), cublas_e = measure_energy(contenders[1], p.sets(), c.cublas_ms);
+      const Energy rung_e = measure_energy(contenders[0], p.sets(), c.ms);
+      const Energy cublas_e = measure_energy(contenders[1], p.sets(), c.cublas_ms);
       if (rung_e.joules > 0 && cublas_e.joules > 0) {
         c.watts = rung_e.watts;
         c.gflop_per_joule = flop * 1e-9 / rung_e.joules;
