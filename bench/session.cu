@@ -170,8 +170,10 @@ const Session::CublasMethod* Session::cublas_method(const Rung& rung) {
                                    "Ozaki on cuBLAS INT8", &RowCounters::pct_cublas_ozaki_int8,
                                    &RowCounters::cublas_ozaki_int8_rel_err};
   const std::string name = rung.precision.name;
-  return name == "3xtf32" ? &k3xtf32 : name == "ozaki-int8" ? &kOzaki : nullptr;
+  return name == "3xtf32" ? &k3xtf32 : ozaki_rung(rung) ? &kOzaki : nullptr;
 }
+
+bool Session::ozaki_rung(const Rung& rung) { return std::string(rung.precision.name) == "ozaki-int8"; }
 
 // `launch` alone, back to back over the rotated sets for --energy seconds (by its cold time per
 // launch, ms), between two reads of the GPU's energy counter: mean watts and joules per launch.
@@ -180,7 +182,8 @@ const Session::CublasMethod* Session::cublas_method(const Rung& rung) {
 Session::Energy Session::measure_energy(const LaunchFn& launch, int sets, double ms) {
   Energy e;
   constexpr int kMaxLaunches = 100000;
-  const int launches = int(std::clamp(std::ceil(o_.energy_time * 1e3 / std::max(ms, 1e-6)), 1.0, double(kMaxLaunches)));
+  const double wanted = std::ceil(o_.energy_time * 1e3 / std::max(ms, 1e-6));
+  const int launches = int(std::clamp(wanted, 1.0, double(kMaxLaunches)));
   SGEMM_CUDA(cudaStreamSynchronize(stream_));
   const long long before = nvml::energy_mj(dev_.device);
   if (before < 0) return e;
@@ -239,7 +242,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     if (tf32) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
     else if (method) contenders.push_back([&](int set) { return method->fn(p.args(set), stream_); });
     // GEMMul8, the published library of the same scheme, beside the Ozaki rungs (--gemmul8 N).
-    const bool peer = o_.gemmul8 > 0 && plain && rung.precision.name == std::string(find_rung(25)->precision.name);
+    const bool peer = o_.gemmul8 > 0 && plain && ozaki_rung(rung);
     if (peer) contenders.push_back([&](int set) { return peers::gemmul8_sgemm(p.args(set), stream_); });
     RoundsPlan plan;
     plan.warm.warmup = o_.warmup;

@@ -94,6 +94,7 @@ class Session {
     double harness::RowCounters::*rel_err;
   };
   static const CublasMethod* cublas_method(const Rung& rung);  // null: the rung has none
+  static bool ozaki_rung(const Rung& rung);  // the rung runs the Ozaki scheme (its precision model says so)
   // That method's rel_err on the problem `key` names, cached per method and key.
   double cublas_method_rel_err(const CublasMethod& m, harness::Problem& p, const std::string& key,
                                const Precision& precision);

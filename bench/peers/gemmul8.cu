@@ -14,7 +14,6 @@ int g_moduli = 7;
 }
 
 void set_gemmul8_moduli(int moduli) { g_moduli = moduli; }
-int gemmul8_moduli() { return g_moduli; }
 
 #ifndef SGEMM_HAVE_GEMMUL8
 

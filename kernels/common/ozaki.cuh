@@ -180,18 +180,19 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
                            cudaStreamSynchronize(stream) != cudaSuccess))
     s = launch_status();
   if (s != Status::kOk) return s;
+  // plan() falls back to every modulus and the bits they hold where that is less than the need.
+  const Plan fit = plan(a.K, std::min(spread, kMaxSpread));
   const int need = needed_beta(a.K) + std::min(spread, kMaxSpread);
-  const int most = max_beta(kMaxModuli, a.K);
-  if (spread > kMaxSpread || need > most) {
+  if (spread > kMaxSpread || fit.beta < need) {
     if (why)
       *why = "a row of A or a column of B has its largest magnitude too far above its mean (" +
              (spread > kMaxSpread ? std::string("over ") + std::to_string(int(kWideRatio)) + "x"
                                   : std::to_string(need) + " bits needed") +
-             "): " + std::to_string(kMaxModuli) + " moduli hold " + std::to_string(most) +
+             "): " + std::to_string(kMaxModuli) + " moduli hold " + std::to_string(max_beta(kMaxModuli, a.K)) +
              "-bit integers at this K (use rung 24)";
     return Status::kUnsupported;
   }
-  *chosen = narrow(a) ? Plan{kMaxModuli, max_beta(kMaxModuli, a.K)} : plan(a.K, spread);
+  *chosen = narrow(a) ? Plan{kMaxModuli, max_beta(kMaxModuli, a.K)} : fit;
   if (chosen->beta == first.beta) return Status::kOk;
   const int64_t n = a.M + a.N;
   raise_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
