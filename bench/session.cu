@@ -283,6 +283,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
       c.*method->rel_err =
           cublas_method_rel_err(*method, p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
     }
+    if (ozaki_rung(rung)) c.ozaki_moduli = o_.moduli;
     if (peer) {
       c.pct_gemmul8 = median(m.rounds.pct_per_round(0, int(contenders.size()) - 1));
       c.gemmul8_moduli = o_.gemmul8;

@@ -87,6 +87,9 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   if (o.gemmul8)
     benchmark::AddCustomContext("gemmul8", "GEMMul8 " + sgemm::bench::peers::gemmul8_commit() + ", gemmul8::gemm<float>, INT8, " +
                                                std::to_string(o.gemmul8) + " moduli, fast mode");
+  if (o.moduli)
+    benchmark::AddCustomContext("ozaki_moduli", std::to_string(o.moduli) + " moduli forced on the Ozaki rungs and "
+                                                "cuBLAS's INT8 method (--moduli), as many bits as they hold at each K");
   if (o.energy_time > 0)
     benchmark::AddCustomContext("energy", "NVML's total energy counter around " + std::to_string(o.energy_time) +
                                               " s of the rung's launches alone, then cuBLAS's");
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
     }
     sgemm::bench::peers::set_gemmul8_moduli(o.gemmul8);
   }
+  sgemm::set_ozaki_moduli(o.moduli);  // 0..8, checked by the command line
   if (const std::string problem = device_problem(); !problem.empty()) {
     std::fprintf(stderr, "sgemm_bench: %s\n", problem.c_str());
     return kExitDevice;

@@ -175,6 +175,16 @@ Status cublas_3xtf32(const GemmArgs& args, cudaStream_t stream = nullptr);
 // capture.
 Status cublas_ozaki_int8(const GemmArgs& args, cudaStream_t stream = nullptr, std::string* why = nullptr);
 
+// The number of moduli of the Ozaki rungs (25-29, 31) and of cublas_ozaki_int8: 0, the default,
+// takes what K and the inputs' range ask for (the plan on rung 25's page: an error at or below
+// cuBLAS SGEMM's, or a refusal where eight moduli cannot give one); n in 1..8 forces n moduli
+// holding as many bits as they can at each K, whatever the error, and refuses no inputs for their
+// range: the switch behind rung 31's table of accuracy against speed (sgemm_bench --moduli). A rung
+// without an instance for n refuses (kUnsupported; `why` names the counts it has). Process-wide.
+// false, and nothing changed, for n outside 0..8.
+bool set_ozaki_moduli(int n);
+int ozaki_moduli();
+
 // Unaligned operands (a leading dimension that is not a multiple of 4, or a pointer that is not
 // 16-byte aligned), for rungs with packs_unaligned: run() copies them to aligned rows in a
 // workspace, runs the rung on the copies and copies C back, when the copies move few bytes beside

@@ -436,6 +436,11 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                  "N: also time GEMMul8 (RIKEN's Ozaki scheme II, INT8, fast mode) with N moduli beside each Ozaki "
                  "rung, on the same inputs (a build with -DSGEMM_GEMMUL8_SOURCE only)")
       ->check(validator(integer_from(2, 13)));
+  app.add_option("--moduli", o.moduli,
+                 "N: force N moduli on the Ozaki rungs and the same method on cuBLAS (set_ozaki_moduli), as many "
+                 "bits as they hold at each K, whatever the error; a rung without an instance for N refuses "
+                 "(default 0: the rung's plan)")
+      ->check(validator(integer_from(0, 8)));
   app.add_option("--energy", o.energy_time,
                  "SECONDS: after each row's timing, run the rung, then cuBLAS, alone for this long each and read the "
                  "GPU's energy counter (NVML) around them: watts and GFLOP per joule")
@@ -601,6 +606,7 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   if (!o.hot) os << " --no-hot";
   else if (o.hot_time != Options{}.hot_time) os << " --hot-time " << o.hot_time;
   if (o.gemmul8) os << " --gemmul8 " << o.gemmul8;
+  if (o.moduli) os << " --moduli " << o.moduli;
   if (o.energy_time > 0) os << " --energy " << o.energy_time;
   if (o.accuracy_sweep) {
     auto list = [&](const char* option, const auto& values) {

@@ -62,6 +62,7 @@ void for_each_counter(Counters& c, F&& f) {
   f("pct_gemmul8", c.pct_gemmul8, When::kWhenSet);
   f("gemmul8_rel_err", c.gemmul8_rel_err, When::kWhenSet);
   f("gemmul8_moduli", c.gemmul8_moduli, When::kWhenSet);
+  f("ozaki_moduli", c.ozaki_moduli, When::kWhenSet);
   f("watts", c.watts, When::kWhenSet);
   f("gflop_per_joule", c.gflop_per_joule, When::kWhenSet);
   f("cublas_watts", c.cublas_watts, When::kWhenSet);

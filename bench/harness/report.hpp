@@ -63,6 +63,8 @@ struct RowCounters {
   double pct_gemmul8 = -1;      // pct_gemmul8: as pct_cublas, against GEMMul8
   double gemmul8_rel_err = -1;  // gemmul8_rel_err: its rel_err on these inputs
   int gemmul8_moduli = -1;      // gemmul8_moduli: N
+  // Rows of Ozaki-scheme rungs: the number of moduli forced by --moduli N (0: the rung's plan).
+  int ozaki_moduli = -1;        // ozaki_moduli; -1 on other rows (no counter written)
   // Under --energy SECONDS: the rung's, then cuBLAS's, launches alone for that long each, the
   // GPU's energy counter (NVML) read around them; -1 elsewhere (no counter written).
   double watts = -1;                   // watts: the rung's mean power over its burst

@@ -264,12 +264,15 @@ Status cublas_ozaki_int8(const GemmArgs& a, cudaStream_t stream, std::string* wh
   if (const Status s = workspace_alloc(size_t(statBytes + resBytes + planeBytes), stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;
   ozaki::Plan plan;
-  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why);
+  // Instances for 4 moduli and up, like rung 31's: the same method beside it at a forced count.
+  constexpr int kFewestModuli = 4;
+  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why, kFewestModuli);
   signed char* res = static_cast<signed char*>(ws) + statBytes;
   int* planes = reinterpret_cast<int*>(res + resBytes);
   if (s == Status::kOk)
-    s = plan.moduli <= 7 ? rung00::ozaki_moduli<7>(a, sc, res, planes, Np, Kp, stream)
-                         : rung00::ozaki_moduli<8>(a, sc, res, planes, Np, Kp, stream);
+    s = ozaki::with_moduli<kFewestModuli>(plan.moduli, [&](auto n) {
+      return rung00::ozaki_moduli<decltype(n)::value>(a, sc, res, planes, Np, Kp, stream);
+    });
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 }

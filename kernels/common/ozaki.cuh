@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "common/launch.hpp"
 
@@ -58,6 +59,27 @@ inline Plan plan(int64_t K, int spread = 0) {
   for (int n = 1; n <= kMaxModuli; ++n)
     if (const int b = max_beta(n, K); b >= need) return {n, b};
   return {kMaxModuli, max_beta(kMaxModuli, K)};
+}
+// The plan a call gets before its inputs are read: n moduli and every bit they hold where
+// set_ozaki_moduli(n) forced them, else plan(K); the inputs' spread only adds bits to the latter.
+inline Plan least_plan(int64_t K) {
+  const int n = ozaki_moduli();
+  return n > 0 ? Plan{n, max_beta(n, K)} : plan(K);
+}
+// The error bound of the rungs' precision model (the registry's): the scaled integers are off by at
+// most 2^-beta times their row's (column's) largest magnitude, beta no less than least_plan(K)'s.
+inline double scaled_error(int64_t K) { return std::ldexp(1.0, -least_plan(K).beta); }
+
+// f(std::integral_constant<int, n>()) with n = max(moduli, Fewest): the launch of the instance for
+// that many moduli, Fewest..kMaxModuli (more moduli than a plan needs keep its result exact).
+template <int Fewest, class F>
+Status with_moduli(int moduli, F&& f) {
+  if constexpr (Fewest >= kMaxModuli) {
+    return f(std::integral_constant<int, kMaxModuli>());
+  } else {
+    if (moduli <= Fewest) return f(std::integral_constant<int, Fewest>());
+    return with_moduli<Fewest + 1>(moduli, f);
+  }
 }
 
 // The pre-pass up to the scale exponents: statistics of A's rows and B's columns, then sA, sB and
@@ -169,8 +191,22 @@ inline bool narrow(const GemmArgs& a) {
 // waits), then the plan for that spread (or a narrow product's) and the scales raised to its beta.
 // kUnsupported, with the reason, when a row or column is too wide for beta-bit integers to keep
 // FP32's accuracy.
+//
+// Under set_ozaki_moduli(n): the scales for n moduli and the bits they hold, with neither the read
+// back nor a refusal, or kUnsupported where the rung has no instance for n (`fewest`: its instances
+// are fewest..kMaxModuli).
 inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, Scales* out, Plan* chosen,
-                             std::string* why) {
+                             std::string* why, int fewest = kMaxModuli - 1) {
+  if (const int forced = ozaki_moduli(); forced > 0) {
+    if (forced < fewest) {
+      if (why)
+        *why = std::to_string(forced) + " moduli forced (set_ozaki_moduli): this rung has instances for " +
+               std::to_string(fewest) + " to " + std::to_string(kMaxModuli) + " moduli only";
+      return Status::kUnsupported;
+    }
+    *chosen = least_plan(a.K);
+    return scales(a, chosen->beta, ws, stream, out);
+  }
   const Plan first = plan(a.K);
   *chosen = first;
   Status s = scales(a, first.beta, ws, stream, out);

@@ -212,9 +212,9 @@ std::string tile() {
 }
 
 // The error bound of the rung's precision model (registry): the scaled integers are off by at
-// most 2^-beta times their row's (column's) largest magnitude. plan(K)'s beta is the least the
-// rung keeps: the inputs' spread only adds bits (ozaki::checked_scales).
-double scaled_error(int64_t K) { return std::ldexp(1.0, -ozaki::plan(K).beta); }
+// most 2^-beta times their row's (column's) largest magnitude, beta at least least_plan(K)'s (the
+// plan's, or a forced count's): the inputs' spread only adds bits (ozaki::checked_scales).
+double scaled_error(int64_t K) { return ozaki::scaled_error(K); }
 
 bool supports(const GemmArgs& a, std::string* why) {
   if (!fits_int32(a, why) || !grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why)) return false;

@@ -264,15 +264,18 @@ namespace sgemm::rung31 {
 
 constexpr int kBM = 128, kBN = 256, kBK = 128, kStages = 4;
 using Config = Tile<kBM, kBN, kBK, kStages>;
+// The fewest moduli with an instance: a plan asks for 7 or 8, a forced count (set_ozaki_moduli) for
+// as few as this, so that the table of accuracy against speed on the page reaches below the plan.
+constexpr int kFewestModuli = 4;
 
 std::string tile() {
   return wgmma_tile(kBM, kBN, kBK, kStages, "_int8");
 }
 
 // The error bound of the rung's precision model (registry): the scaled integers are off by at
-// most 2^-beta times their row's (column's) largest magnitude. plan(K)'s beta is the least the
-// rung keeps: the inputs' spread only adds bits (ozaki::checked_scales).
-double scaled_error(int64_t K) { return std::ldexp(1.0, -ozaki::plan(K).beta); }
+// most 2^-beta times their row's (column's) largest magnitude, beta at least least_plan(K)'s (the
+// plan's, or a forced count's): the inputs' spread only adds bits (ozaki::checked_scales).
+double scaled_error(int64_t K) { return ozaki::scaled_error(K); }
 
 bool supports(const GemmArgs& a, std::string* why) {
   if (!fits_int32(a, why) || !grid_ok(ceil_div64(a.N, kBN), ceil_div64(a.M, kBM), why)) return false;
@@ -342,13 +345,14 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;
   ozaki::Plan plan;
-  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why);
+  Status s = ozaki::checked_scales(a, ws, stream, &sc, &plan, why, kFewestModuli);
   signed char* res = static_cast<signed char*>(ws) + statBytes;
   unsigned* scratch = reinterpret_cast<unsigned*>(res + resBytes);  // Kp is a multiple of 128: aligned
   auto* next = reinterpret_cast<unsigned long long*>(res + resBytes + scratchBytes);  // Mp, Np: multiples of 128
   if (s == Status::kOk)
-    s = plan.moduli <= 7 ? launch_moduli<7>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why)
-                         : launch_moduli<8>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why);
+    s = ozaki::with_moduli<kFewestModuli>(plan.moduli, [&](auto n) {
+      return launch_moduli<decltype(n)::value>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why);
+    });
   if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
   return s;
 #endif

@@ -3,6 +3,7 @@
 // one-line detail, before any GPU work (so these run without a GPU).
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -157,6 +158,26 @@ TEST(Supports, EveryRefusalSaysWhy) {
       std::string why;
       if (!r.supports(a, &why)) EXPECT_FALSE(why.empty()) << r.slug;
     }
+}
+
+// The Ozaki rungs' number of moduli: 0..8 accepted, anything else refused and the setting kept; the
+// precision model's bound follows a forced count (more moduli: more bits, a tighter bound).
+TEST(OzakiModuli, ForcedCountAndTheBoundItGives) {
+  ASSERT_EQ(sgemm::ozaki_moduli(), 0) << "the plan's by default";
+  const sgemm::Precision& p = sgemm::find_rung(31)->precision;
+  const double planned = p.scaled(8192);
+  EXPECT_FALSE(sgemm::set_ozaki_moduli(-1));
+  EXPECT_FALSE(sgemm::set_ozaki_moduli(9));
+  EXPECT_EQ(sgemm::ozaki_moduli(), 0);
+  ASSERT_TRUE(sgemm::set_ozaki_moduli(4));
+  const double four = p.scaled(8192);
+  ASSERT_TRUE(sgemm::set_ozaki_moduli(8));
+  const double eight = p.scaled(8192);
+  ASSERT_TRUE(sgemm::set_ozaki_moduli(0));
+  EXPECT_EQ(p.scaled(8192), planned);
+  EXPECT_GT(four, planned);   // 4 moduli hold fewer bits than the plan's 7 at K = 8192
+  EXPECT_LT(eight, planned);  // 8 hold more
+  EXPECT_EQ(four / eight, std::ldexp(1.0, 16)) << "each modulus of about 2^8 gives the product 4 more bits";
 }
 
 TEST(CAbi, StatusStringsAreDistinct) {

@@ -222,6 +222,13 @@ TEST(Cli, MeasurementOptions) {
   EXPECT_DOUBLE_EQ(r.options.hot_time, 0.5);
   EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--hot-time 0.5"), std::string::npos);
   EXPECT_EQ(parse({"--hot-time", "0"}).exit_code, kExitUsage);
+  r = parse({"--moduli", "5"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.moduli, 5);
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--moduli 5"), std::string::npos);
+  EXPECT_EQ(parse({}).options.moduli, 0) << "the plan's count by default";
+  EXPECT_EQ(parse({"--moduli", "9"}).exit_code, kExitUsage);
+  EXPECT_EQ(parse({"--moduli", "-1"}).exit_code, kExitUsage);
 }
 
 // A results path is checked by opening it before any GPU work; a file created for the check is

@@ -110,6 +110,7 @@ TEST(ResultsJson, RowsCarryTheDocumentedCountersAndTheMedianAsTheirTime) {
                           counter == "input_wide_exponent" || counter == "batch" || counter == "bias" ||
                           counter == "pct_gemmul8" || counter == "gemmul8_rel_err" ||
                           counter == "gemmul8_moduli" ||  // --gemmul8 only
+                          counter == "ozaki_moduli" ||    // Ozaki rungs only
                           counter == "watts" || counter == "gflop_per_joule" || counter == "cublas_watts" ||
                           counter == "cublas_gflop_per_joule" ||  // --energy only
                           counter == "pct_hbm_hot" ||  // rows with M <= 16 only

@@ -231,4 +231,50 @@ INSTANTIATE_TEST_SUITE_P(
                       OzakiCase{{128, 128, 16384}, harness::InputKind::kUniform}),
     ozaki_case_name);
 
+// A forced number of moduli (set_ozaki_moduli): rung 31 and the method on cuBLAS's INT8 GEMM run
+// every count of 4-8 within the bound of the bits it holds, the error falling as moduli are added,
+// on uniform inputs and on wide ones, which the plan refuses and a forced count runs; a rung with
+// instances for 7 and 8 only refuses 5 with a reason.
+TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
+  struct Reset {
+    ~Reset() { set_ozaki_moduli(0); }
+  } reset;
+  for (const harness::InputKind kind : {harness::InputKind::kUniform, harness::InputKind::kWide}) {
+    ProblemSpec spec;
+    spec.shape = {300, 260, 2000};
+    spec.kind = kind;
+    spec.wide_exponent = 30;
+    harness::Problem p(spec);
+    std::string why;
+    double last_rung = 1, last_method = 1;
+    for (int n = 4; n <= 8; ++n) {
+      ASSERT_TRUE(set_ozaki_moduli(n));
+      p.reset_c(0);
+      const Status s = run(31, p.args(0), nullptr, &why);
+      if (s == Status::kArch) GTEST_SKIP() << why;
+      ASSERT_EQ(s, Status::kOk) << n << " moduli: " << why;
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      const harness::VerifyResult rung = harness::verify(p, find_rung(31)->precision);
+      EXPECT_TRUE(rung.ok) << n << " moduli, rung 31: " << rung.summary();
+      EXPECT_LT(rung.rel_err, last_rung) << n << " moduli, rung 31";
+      last_rung = rung.rel_err;
+      p.reset_c(0);
+      ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << n << " moduli: " << why;
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      const harness::VerifyResult method = harness::verify(p, find_rung(25)->precision);
+      EXPECT_TRUE(method.ok) << n << " moduli, cuBLAS INT8: " << method.summary();
+      EXPECT_LT(method.rel_err, last_method) << n << " moduli, cuBLAS INT8";
+      last_method = method.rel_err;
+    }
+    ASSERT_TRUE(set_ozaki_moduli(5));
+    EXPECT_EQ(run(27, p.args(0), nullptr, &why), Status::kUnsupported);
+    EXPECT_NE(why.find("instances for 7 to 8"), std::string::npos) << why;
+    ASSERT_TRUE(set_ozaki_moduli(0));
+    if (kind == harness::InputKind::kWide) {
+      EXPECT_EQ(run(31, p.args(0), nullptr, &why), Status::kUnsupported) << "the plan refuses E = 30";
+      SGEMM_CUDA(cudaDeviceSynchronize());
+    }
+  }
+}
+
 }  // namespace sgemm::test
