@@ -473,6 +473,130 @@ def large_section(r, large) -> list[str]:
     return lines + table(head, out) + [""]
 
 
+def moduli_results(tag: str):
+    """`<tag>_moduli.json` (tools/gpu_session.sh's `moduli` step, through tools/moduli_sweep.py) in the
+    results folder, read once per folder; None if absent."""
+    return _suite_in(res.results_dir(), tag, "moduli")
+
+
+# A row of the moduli sweep as results name it: Results.skipped keeps only the names (and messages)
+# of the rows that failed, so a refused row's input and count come from its name.
+MODULI_ROW = re.compile(r"rung(?P<rung>\d+)_[^/]+/(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)/(?P<input>[^/]+)/"
+                        r"(?:plan|moduli(?P<n>\d+))")
+
+
+def e2(x: float | None) -> str:
+    """An error to two significant digits, the exponent without its padding: '1.9e-6'."""
+    if x is None:
+        return "n/a"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def input_order(name: str) -> tuple:
+    """uniform first, then the wide inputs by their exponent range E, then anything else by name."""
+    if name == "uniform":
+        return (0, 0, name)
+    if m := re.fullmatch(r"wide(\d+)", name):
+        return (1, int(m[1]), name)
+    return (2, 0, name)
+
+
+def input_caption(name: str) -> str:
+    """What an input is, as the sweep's names say (results.py's docstring)."""
+    if name == "uniform":
+        return "uniform (entries uniform in [-1, 1])"
+    if m := re.fullmatch(r"wide(\d+)", name):
+        return f"{name} (entries u·2^e, e an integer in [-{m[1]}, {m[1]}])"
+    return name
+
+
+def of_cublas(row, peer_pct: float | None) -> float | None:
+    """A peer's % of cuBLAS from the rung's two ratios: the rung's time over cuBLAS's is 100 / pct and
+    over the peer's 100 / peer_pct, so the peer's is pct * 100 / peer_pct (one run, the same inputs)."""
+    if row is None or row.pct is None or not peer_pct:
+        return None
+    return row.pct * 100.0 / peer_pct
+
+
+def moduli_section(r, results) -> list[str]:
+    """The moduli sweep of an Ozaki rung (`<gpu>_moduli.json`): per input, the rung with each number
+    of moduli forced and with its own plan, its speed and error beside cuBLAS SGEMM's error, the same
+    scheme on cuBLAS's INT8 GEMM and GEMMul8; then, per input, the fewest moduli that reach cuBLAS's
+    error. Nothing for a rung without Ozaki rows in the file (cuBLAS's own rows carry no count)."""
+    mine = [row for row in results.rows if row.rung == r.id and row.ozaki_moduli is not None]
+    refused = {}
+    for name, why in results.skipped:
+        if (m := MODULI_ROW.fullmatch(name)) and int(m["rung"]) == r.id:
+            key = (int(m["M"]), int(m["N"]), int(m["K"]), m["input"])
+            refused[key + (int(m["n"]) if m["n"] else 0,)] = why
+    if not mine and not refused:
+        return []
+    cells = {(row.M, row.N, row.K, row.input, row.ozaki_moduli): row for row in mine}
+    cublas = {(row.M, row.N, row.K, row.input): row for row in results.rows if row.rung == 0}
+    groups = sorted({key[:4] for key in cells} | {key[:4] for key in refused},
+                    key=lambda g: (g[:3], input_order(g[3])))
+    shapes = sorted({g[:3] for g in groups})
+    counts = sorted({key[4] for key in cells | refused})  # 0, the plan, sorts first
+    ctx = results.context
+    size = ", ".join(f"{m} x {n} x {k}" for m, n, k in shapes)
+    lines = [f"Moduli sweep (`bench/results/{results.path.name}`, commit `{ctx.get('sgemm_ladder_git', '?')}`, "
+             f"{size}" + (f"; {ctx['gemmul8']}" if ctx.get("gemmul8") else "") + "): "
+             + (f"{ctx['moduli_sweep'].rstrip('.')}. " if ctx.get("moduli_sweep") else "")
+             + "The rung with n moduli forced (as many bits as n moduli hold, whatever the error) and with its own "
+               "plan; % of cuBLAS SGEMM with its 95% interval, the norm-wise relative error against FP64, and beside "
+               "them the same scheme on cuBLAS's INT8 GEMM and GEMMul8 (its plan rows: GEMMul8's own count), their "
+               "% of cuBLAS from the same run.", ""]
+    head = ["moduli", "% of cuBLAS [95% interval]", "error", "Ozaki on cuBLAS INT8: % of cuBLAS", "its error",
+            "GEMMul8, n moduli: % of cuBLAS", "its error", "verified"]
+    summary = []
+    for g in groups:
+        base = cublas.get(g)
+        target = base.rel_err if base is not None else None
+        caption = (f"Inputs {input_caption(g[3])}" + (f" at {g[0]} x {g[1]} x {g[2]}" if len(shapes) > 1 else "")
+                   + f": cuBLAS SGEMM's error {e2(target)}.")
+        rows = []
+        # the plan first, then every count the file holds for any input (one missing here shows as such)
+        for n in counts:
+            key = g + (n,)
+            what = "plan" if n == 0 else str(n)
+            row = cells.get(key)
+            if row is None:
+                if key in refused:
+                    # the message less the slug it starts with (this is the rung's page), briefly
+                    why = re.sub(r"^\d+_\w+: ", "", refused[key])
+                    why = textwrap.shorten(why, 160, placeholder=" …").replace("|", "\\|")
+                    rows.append([what, "refused", "n/a", "n/a", "n/a", "n/a", "n/a", f"refused: {why}"])
+                else:
+                    rows.append([what, "not in the file"] + ["n/a"] * 6)
+                continue
+            peer = of_cublas(row, row.pct_gemmul8)
+            peer_cell = "n/a" if peer is None else f"{peer:.1f}" + (
+                f" ({row.gemmul8_moduli} moduli)" if row.gemmul8_moduli not in (None, n) else "")
+            method = of_cublas(row, row.pct_cublas_ozaki_int8)
+            verified = ("yes" if row.verified else "**NO**") if row.checked else "not checked"
+            rows.append([what, pct(row) if row.pct is not None else "n/a", e2(row.rel_err), num(method, 1),
+                         e2(row.cublas_ozaki_int8_rel_err), peer_cell, e2(row.gemmul8_rel_err), verified])
+        lines += [caption, "", *table(head, rows), ""]
+        # the fewest forced moduli whose error is at or below cuBLAS's, against GEMMul8 at the same count
+        name = g[3] + (f" at {g[0]}x{g[1]}x{g[2]}" if len(shapes) > 1 else "")
+        tried = sorted(n for (*h, n) in cells if tuple(h) == g and n > 0)
+        if target is None:
+            summary.append(f"{name}: n/a (no cuBLAS row)")
+            continue
+        enough = [n for n in tried if cells[g + (n,)].rel_err is not None and cells[g + (n,)].rel_err <= target]
+        if not enough:
+            summary.append(f"{name}: none of {id_ranges(tried)}" if tried else f"{name}: no forced count measured")
+            continue
+        row = cells[g + (enough[0],)]
+        peer = of_cublas(row, row.pct_gemmul8)
+        against = f"GEMMul8's {peer:.1f}% with {enough[0]}" if peer is not None else f"GEMMul8 with {enough[0]}: n/a"
+        summary.append(f"{name}: {enough[0]} moduli (error {e2(row.rel_err)}), {num(row.pct, 1)}% of cuBLAS "
+                       f"against {against}")
+    lines += [f"The fewest moduli whose error is at or below cuBLAS SGEMM's, per input: {'; '.join(summary)}.", ""]
+    return lines
+
+
 def suite_rows(results, rung_id: int) -> dict:
     """A suite's rows of one rung, by shape name (the part of the row name after the slug)."""
     return {row.name.split("/")[1]: row for row in results.rows if row.rung == rung_id}
@@ -569,6 +693,8 @@ def page_block(r, by_id, gpus) -> str:
             lines += suite_section(r, tag, suite) if suite else ["No workload-suite results for this GPU.", ""]
         if tag in res.gpus(suffix="_tensor.json"):
             lines += large_section(r, res.load(tag, suite="tensor"))
+        if (sweep := moduli_results(tag)) is not None:
+            lines += moduli_section(r, sweep)
     lines.append(END)
     return "\n".join(lines)
 

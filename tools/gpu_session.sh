@@ -5,7 +5,7 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch test sanitize bench results peer tensor unaligned layouts suite soak
+#   steps: probe build build-debug tune dispatch test sanitize bench results peer tensor moduli unaligned layouts suite soak
 #          sass ncu gdb fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
@@ -79,6 +79,11 @@ for step in "${steps[@]}"; do
       [ -x build/peer/bench/sgemm_bench ] && peer_bench=build/peer/bench/sgemm_bench peer_args=(--gemmul8 7)
       run_step tensor "$peer_bench" --kernel "0,$(registry '",".join(str(r.id) for r in rungs if r.track == "tensor-core")')" \
         --sizes 4096,8192,16384 --min-time 0.1 "${peer_args[@]}" --energy 1 --json "$out/${gpu}_tensor.json" ;;
+    moduli)  # rung 31's accuracy against speed over the number of moduli and the inputs' range, beside cuBLAS,
+      # its INT8 method and GEMMul8 where the peer step built it: <gpu>_moduli.json (tools/moduli_sweep.py)
+      peer_bench=$bench peer_arg=--no-gemmul8
+      [ -x build/peer/bench/sgemm_bench ] && peer_bench=build/peer/bench/sgemm_bench peer_arg=--gemmul8
+      run_step moduli python3 tools/moduli_sweep.py --bench "$peer_bench" "$peer_arg" --json "$out/${gpu}_moduli.json" ;;
     unaligned)  # every rung from the vectorized one up at 4096^3 with every leading dimension 4097
       # (from the first rung whose reported kernel is its 128-bit instance, `true` in the registry)
       ids=$(registry '",".join(str(r.id) for r in rungs[next(i for i, r in enumerate(rungs) if "true" in r.kernel):])')

@@ -4,6 +4,7 @@ One set of files per GPU under bench/results (or $SGEMM_RESULTS_DIR), named by a
 
   <tag>.json          `sgemm_bench --json`: Google Benchmark JSON, timing rows and accuracy rows
   <tag>_<suite>.json  another suite measured on the same GPU (h200_workloads.json): load(tag, suite=)
+  <tag>_moduli.json   the moduli sweep of the Ozaki rungs (tools/moduli_sweep.py): load(tag, suite="moduli")
   <tag>_sass.json     `tools/sass_report.py --all --json`: load_sass(tag)
   <tag>_ncu.csv       `tools/ncu_profile.py --all --csv`: load_ncu(tag)
   <tag>_model.json    `bench/model/model_bench.py`: load_model(tag); model_gpus() lists them
@@ -16,7 +17,12 @@ One set of files per GPU under bench/results (or $SGEMM_RESULTS_DIR), named by a
 
 A timing row is named `rung<slug>/<M>x<N>x<K>` (then `/ld<lda>_<ldb>_<ldc>` when the leading
 dimensions are not the defaults: those rows are left out here), or `rung<slug>/<shape name>` in a
-suite (`sgemm_bench --suite`; M, N and K are its counters), and an accuracy row
+suite (`sgemm_bench --suite`; M, N and K are its counters), or in the moduli sweep
+`rung<slug>/<M>x<N>x<K>/<input>/moduli<n>` (n moduli forced) or `.../<input>/plan` (the rung's own
+count; cuBLAS's rows `rung00_cublas/<M>x<N>x<K>/<input>`): Row.input is the row's top-level
+"input" key ("" where a row has none) and Row.ozaki_moduli its counter (n, 0 for the plan, None
+on cuBLAS's and every other file's rows), so that such rows, which share one shape, are told
+apart by those two and not by row(), which keeps one of them. An accuracy row
 `accuracy/<slug>/<input>/<M>x<N>x<K>` (input "uniform", "normal", or "wide<E>": entries u * 2^e
 with e in [-E, E]); Google Benchmark appends its own parts after these. A row
 run several times (`sgemm_bench --repetitions N`) appears once per pass, then as aggregates:
@@ -143,6 +149,8 @@ class Row:
     gflop_per_joule: float | None = None
     cublas_watts: float | None = None     # ... and cuBLAS's
     cublas_gflop_per_joule: float | None = None
+    input: str = ""                     # the moduli sweep: "uniform" or "wide<E>" (the row's "input" key)
+    ozaki_moduli: int | None = None     # ... on Ozaki rows: the moduli forced (n >= 1), 0 for the rung's plan
 
     @property
     def plain(self) -> bool:
@@ -307,6 +315,7 @@ _MAKES = {
     "_sass.json": "written by `tools/sass_report.py --all --json`",
     "_ncu.csv": "written by `tools/ncu_profile.py --all --csv`",
     "_model.json": "written by `bench/model/model_bench.py` on a GPU",
+    "_moduli.json": "written by `tools/moduli_sweep.py`, tools/gpu_session.sh's `moduli` step",
 }
 
 
@@ -388,7 +397,8 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         predicted_ms=_number(c.get("predicted_ms")), pct_gemmul8=_number(c.get("pct_gemmul8")),
         gemmul8_rel_err=_number(c.get("gemmul8_rel_err")), gemmul8_moduli=_integer(c.get("gemmul8_moduli")),
         watts=_number(c.get("watts")), gflop_per_joule=_number(c.get("gflop_per_joule")),
-        cublas_watts=_number(c.get("cublas_watts")), cublas_gflop_per_joule=_number(c.get("cublas_gflop_per_joule")))
+        cublas_watts=_number(c.get("cublas_watts")), cublas_gflop_per_joule=_number(c.get("cublas_gflop_per_joule")),
+        input=str(first.get("input", "")), ozaki_moduli=_integer(c.get("ozaki_moduli")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
