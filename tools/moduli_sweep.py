@@ -5,8 +5,10 @@ For each input (uniform, then the wide inputs u * 2^e, e an integer in [-E, E]) 
 moduli (the rung's own plan, then every forced count of --moduli), it runs sgemm_bench once: the
 rung at one size with cuBLAS SGEMM, the same method on cuBLAS's INT8 GEMM and, given a build with
 GEMMul8 (-DSGEMM_GEMMUL8_SOURCE), GEMMul8 with the same number of moduli (7 beside the plan), all
-interleaved on the same inputs and verified against FP64; cuBLAS's own row once per input, for its
-error. The runs' rows are merged into one results file, each row named after its input and count:
+interleaved on the same inputs and verified against FP64. Every run also times cuBLAS's own row (its
+noise floor; sgemm_bench always does), named after the input alone: the reader takes a file's rows of
+one name as passes of one row, and the page reads cuBLAS's error from them. The runs' rows are merged
+into one results file, each row named after its input and count:
 
     rung31_ordered_units/8192x8192x8192/wide12/moduli5     (forced: sgemm_bench --moduli 5)
     rung31_ordered_units/8192x8192x8192/wide12/plan        (the rung's plan, or its refusal)
@@ -61,10 +63,8 @@ def inputs(exponents: list[int]) -> list[tuple[str, list[str]]]:
         (f"wide{e}", ["--input", "wide", "--wide-exponent", str(e)]) for e in sorted(set(exponents))]
 
 
-def bench_command(bench: Path, args, input_options: list[str], moduli: int, with_cublas: bool,
-                  out: Path) -> list[str]:
-    kernels = f"0,{args.kernel}" if with_cublas else str(args.kernel)
-    cmd = [str(bench), "--kernel", kernels, "--sizes", str(args.size), "--moduli", str(moduli),
+def bench_command(bench: Path, args, input_options: list[str], moduli: int, out: Path) -> list[str]:
+    cmd = [str(bench), "--kernel", str(args.kernel), "--sizes", str(args.size), "--moduli", str(moduli),
            *input_options, "--min-time", str(args.min_time), "--rounds", str(args.rounds), "--no-hot",
            "--json", str(out)]
     if args.gemmul8:
@@ -142,9 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     runs, problems = [], []
     with tempfile.TemporaryDirectory(prefix="moduli_sweep_") as tmp:
         for label, options in inputs(exponents):
-            for i, moduli in enumerate(counts):
+            for moduli in counts:
                 out = Path(tmp) / f"{label}_{moduli}.json"
-                cmd = bench_command(args.bench, args, options, moduli, i == 0, out)
+                cmd = bench_command(args.bench, args, options, moduli, out)
                 print("$ " + shlex.join(cmd), flush=True)
                 if args.dry_run:
                     continue

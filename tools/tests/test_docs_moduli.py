@@ -54,14 +54,15 @@ def test_section_has_one_table_per_input_with_derived_percentages(sweep):
     # the plan first: the method on cuBLAS's INT8 GEMM at 280 * 100 / 140 = 200.0% of cuBLAS, GEMMul8 with
     # its own 7 moduli at 280 * 100 / 112 = 250.0%
     assert "| plan | 280.0 [277.2, 282.8] | 3.5e-7 | 200.0 | 3.5e-7 | 250.0 (7 moduli) | 7.0e-7 | yes |" in text
-    assert "| 5 | 340.0 [336.6, 343.4] | 1.2e-6 | 200.0 | 1.2e-6 | 272.0 | 2.5e-6 | yes |" in text
+    assert "| 5 | 340.0 [336.6, 343.4] | 1.2e-6 | 200.0 | 1.2e-6 | 272.0 | 1.5e-6 | yes |" in text
     assert text.index("| plan | 280.0") < text.index("| 4 | 400.0") < text.index("| 5 | 340.0")
     # wide: the refused plan says so, briefly, without the slug; a row without GEMMul8 reads n/a
     assert ("| plan | refused | n/a | n/a | n/a | n/a | n/a | refused: a row of A or a column of B has its largest "
             "magnitude too far above its mean") in text
     assert "| 4 | 400.0 [396.0, 404.0] | 3.0e-3 | 250.0 | 3.0e-3 | n/a | n/a | **NO** |" in text
     assert lines[-2] == ("The fewest moduli whose error is at or below cuBLAS SGEMM's, per input: uniform: 5 moduli "
-                         "(error 1.2e-6), 340.0% of cuBLAS against GEMMul8's 272.0% with 5; wide20: none of 4-5.")
+                         "(error 1.2e-6), 340.0% of cuBLAS; GEMMul8 reaches it with 5 (error 1.5e-6) at 272.0%; "
+                         "wide20: none of 4-5.")
 
 
 def test_missing_cells_and_input_order(sweep, data_dir, tmp_path):
@@ -82,8 +83,8 @@ def test_missing_cells_and_input_order(sweep, data_dir, tmp_path):
     assert "Inputs wide8 (entries u·2^e, e an integer in [-8, 8]): cuBLAS SGEMM's error 1.0e-6." in text
     assert "| plan | not in the file |" in text  # wide8 has no plan row, refused or not
     # at or below: an error equal to cuBLAS's is enough; GEMMul8 did not run beside that row
-    assert ("per input: uniform: n/a (no cuBLAS row); wide8: 4 moduli (error 1.0e-6), 400.0% of cuBLAS against "
-            "GEMMul8 with 4: n/a; wide20: none of 4-5.") in text
+    assert ("per input: uniform: n/a (no cuBLAS row); wide8: 4 moduli (error 1.0e-6), 400.0% of cuBLAS; "
+            "GEMMul8 with none of 4-5; wide20: none of 4-5.") in text
     assert docs.e2(1.94e-06) == "1.9e-6" and docs.e2(None) == "n/a"
 
 
@@ -101,3 +102,15 @@ def test_page_shows_the_sweep_only_for_a_gpu_with_the_file(data_dir, monkeypatch
     assert "Moduli sweep (`bench/results/x100_moduli.json`" in page and page.endswith(docs.END)
     assert "Moduli sweep" not in docs.page_block(RUNG31, by_id, {"h100": h100})
     assert "Moduli sweep" not in docs.page_block(cublas, by_id, {"x100": h100})
+
+
+def test_fit_line_splits_a_call_into_per_modulus_and_fixed_time():
+    g = (64, 64, 64, "uniform")
+    cells = {g + (n,): SimpleNamespace(ms=0.5 + 0.25 * n) for n in (4, 5, 6, 8)}
+    cells[g + (0,)] = SimpleNamespace(ms=2.25)  # the plan: 7 moduli
+    cells[(64, 64, 64, "wide4", 4)] = SimpleNamespace(ms=9.0)  # other inputs stay out of the fit
+    line = " ".join(docs.moduli_fit_line(cells, [g, (64, 64, 64, "wide4")]))
+    assert "0.250 ms per modulus plus 0.500 ms" in line and "22% of the plan's 2.250 ms" in line
+    assert "by more than 0.0%" in line
+    del cells[g + (8,)], cells[g + (6,)]
+    assert docs.moduli_fit_line(cells, [g]) == []  # two counts make no line worth printing

@@ -17,14 +17,13 @@ def row(name, **counters):
 
 def test_commands_force_the_count_and_match_gemmul8_to_it(tmp_path):
     args = ms.argparse.Namespace(kernel=31, size=4096, min_time=0.05, rounds=7, gemmul8=True)
-    plan = ms.bench_command(Path("b"), args, ["--input", "uniform"], ms.PLAN, True, tmp_path / "o.json")
-    assert plan[plan.index("--kernel") + 1] == "0,31" and plan[plan.index("--moduli") + 1] == "0"
+    plan = ms.bench_command(Path("b"), args, ["--input", "uniform"], ms.PLAN, tmp_path / "o.json")
+    assert plan[plan.index("--kernel") + 1] == "31" and plan[plan.index("--moduli") + 1] == "0"
     assert plan[plan.index("--gemmul8") + 1] == str(ms.PLAN_PEER_MODULI)
-    five = ms.bench_command(Path("b"), args, ["--input", "wide", "--wide-exponent", "8"], 5, False, tmp_path / "o.json")
-    assert five[five.index("--kernel") + 1] == "31"
+    five = ms.bench_command(Path("b"), args, ["--input", "wide", "--wide-exponent", "8"], 5, tmp_path / "o.json")
     assert five[five.index("--moduli") + 1] == "5" and five[five.index("--gemmul8") + 1] == "5"
     args.gemmul8 = False
-    assert "--gemmul8" not in ms.bench_command(Path("b"), args, [], 5, False, tmp_path / "o.json")
+    assert "--gemmul8" not in ms.bench_command(Path("b"), args, [], 5, tmp_path / "o.json")
     assert [label for label, _ in ms.inputs([12, 4, 4])] == ["uniform", "wide4", "wide12"]
 
 
