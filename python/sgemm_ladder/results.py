@@ -20,9 +20,10 @@ dimensions are not the defaults: those rows are left out here), or `rung<slug>/<
 suite (`sgemm_bench --suite`; M, N and K are its counters), or in the moduli sweep
 `rung<slug>/<M>x<N>x<K>/<input>/moduli<n>` (n moduli forced) or `.../<input>/plan` (the rung's own
 count; cuBLAS's rows `rung00_cublas/<M>x<N>x<K>/<input>`): Row.input is the row's top-level
-"input" key ("" where a row has none) and Row.ozaki_moduli its counter (n, 0 for the plan, None
-on cuBLAS's and every other file's rows), so that such rows, which share one shape, are told
-apart by those two and not by row(), which keeps one of them. An accuracy row
+"input" key ("" where a row has none) and Row.ozaki_moduli its counter (n, 0 for the plan, as on
+every Ozaki row sgemm_bench writes; None on cuBLAS's rows and in files written before the counter),
+so that such rows, which share one shape, are told apart by those two and not by row(), which
+keeps one of them. An accuracy row
 `accuracy/<slug>/<input>/<M>x<N>x<K>` (input "uniform", "normal", or "wide<E>": entries u * 2^e
 with e in [-E, E]); Google Benchmark appends its own parts after these. A row
 run several times (`sgemm_bench --repetitions N`) appears once per pass, then as aggregates:
