@@ -41,11 +41,15 @@ struct Plan {
   int moduli = 0;
   int beta = 0;
 };
+// The most bits n moduli hold at depth K: the largest beta with 2 K 2^(2 beta) < P (at most 30),
+// -1 where not even beta = 0 fits (2 K >= P: the sum of K products of +-1 can already wrap).
 inline int max_beta(int n, int64_t K) {
   unsigned __int128 P = 1;
   for (int l = 0; l < n; ++l) P *= unsigned(modulus(l));
+  const unsigned __int128 twoK = 2 * (unsigned __int128)std::max<int64_t>(K, 1);
+  if (twoK >= P) return -1;
   int b = 0;
-  while (b < 30 && (unsigned __int128)(2 * std::max<int64_t>(K, 1)) << (2 * (b + 1)) < P) ++b;
+  while (b < 30 && twoK << (2 * (b + 1)) < P) ++b;
   return b;
 }
 // The bits uniform inputs need at depth K (the model above).
@@ -205,6 +209,12 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
       return Status::kUnsupported;
     }
     *chosen = least_plan(a.K);
+    if (chosen->beta < 0) {
+      if (why)
+        *why = std::to_string(forced) + " moduli forced (set_ozaki_moduli) cannot hold a sum of " +
+               std::to_string(a.K) + " products: their product is below 2K";
+      return Status::kUnsupported;
+    }
     return scales(a, chosen->beta, ws, stream, out);
   }
   const Plan first = plan(a.K);
