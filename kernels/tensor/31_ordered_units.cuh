@@ -147,7 +147,11 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
   for (uint32_t t = 0;;) {
     const int s0 = t % Stages;
     mbar_wait(fullAddr + s0 * kBarBytes, (t / Stages) & 1);  // the unit's first slab (or the end)
-    const long long u = sUnit[s0];
+    // Lane 0 reads the number and hands it to its warp: its own arrival on the stage's empty barrier
+    // (below) releases that read before the producer may write the stage's next number.
+    long long u = 0;
+    if (lane == 0) u = sUnit[s0];
+    u = __shfl_sync(0xffffffffu, u, 0);
     if (u < 0) return;
     const int l = int(u / tiles);
     const ozaki::RuntimeModulus m(ozaki::modulus(l));
