@@ -13,11 +13,11 @@
 namespace sgemm::ozaki {
 
 // Per row of op(A) and per column of op(B): the largest |x| (as FP32 bits: non-negative floats
-// order like their bits, NaN above Inf), the sum of |x| and the count of non-zeros. Zeroed before
+// order like their bits, NaN above Inf), the sum of x^2 and the count of non-zeros. Zeroed before
 // the pass.
 struct Stats {
   unsigned* max_bits;
-  double* abs_sum;
+  double* sq_sum;
   int* nonzeros;
 };
 
@@ -31,7 +31,7 @@ constexpr int kStatColChunk = 256;                    // ... and rows per block 
 __device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, double sum, int nnz) {
   if (nnz == 0 && bits == 0) return;
   atomicMax(s.max_bits + i, bits);
-  atomicAdd(s.abs_sum + i, sum);
+  atomicAdd(s.sq_sum + i, sum);
   atomicAdd(s.nonzeros + i, nnz);
 }
 
@@ -49,7 +49,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int
     for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) {
       const float x = fabsf(X[row * ld + k]);
       bits = max(bits, __float_as_uint(x));
-      sum += x;
+      sum += double(x) * double(x);
       nnz += x != 0.0f;
     }
     for (int o = kWarpSize / 2; o > 0; o >>= 1) {
@@ -77,7 +77,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
     for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) {
       const float x = fabsf(X[k * ld + col]);
       bits = max(bits, __float_as_uint(x));
-      sum += x;
+      sum += double(x) * double(x);
       nnz += x != 0.0f;
     }
   }
@@ -95,20 +95,26 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
 }
 
 // How many more bits than uniform inputs need a row's (column's) integers keep: the rounding
-// error of an entry is up to 2^-beta times its row's largest magnitude, and the result grows with
-// the row's typical magnitude, so the error relative to the result follows the ratio of the largest
-// magnitude to the mean of the non-zeros. The plan's beta is set for uniform inputs, whose ratio
-// is 2 (a little more in rows whose mean falls short by chance: kBaseRatio); normal inputs have
-// about 5. Each doubling of the ratio past kBaseRatio asks for one more bit, up to kMaxSpread; the
-// plan takes as many moduli as those bits need (ozaki::plan), and the rung refuses the inputs only
-// where eight moduli cannot hold them. A ratio above kWideRatio is "wide" at once.
+// error of an entry is up to 2^-beta times its row's largest magnitude, and the errors of a sum's K
+// terms add up like independent ones, while the result grows with the row's root mean square, so
+// the error relative to the result follows the ratio of the largest magnitude to the RMS of the
+// non-zeros. The plan's beta is set for uniform inputs, whose ratio is sqrt(3) = 1.73 (up to 1.76 in
+// rows of 8192; kBaseRatio leaves 5%); u 2^e with e in [-E, E] has 4.5 at E = 4 and 9.6 at E = 20
+// (the mean, the statistic before, put them at 9 and 41, one and two bits more than the errors
+// measured in the moduli sweep say they need), normal inputs about 4, which keeps them at the two
+// bits the mean gave: cuBLAS SGEMM's own error is about half as large on them as on uniform ones
+// (5.7e-7 against 1.15e-6 at K = 4096), so they need a bit more than their ratio. Each doubling of the ratio
+// past kBaseRatio asks for one more bit, up to kMaxSpread; the plan takes as many moduli as those
+// bits need (ozaki::plan), and the rung refuses the inputs only where eight moduli cannot hold them.
+// A ratio above kWideRatio is "wide" at once. Compared squared: max^2 nnz against ratio^2 sum x^2.
 constexpr int kMaxSpread = 8;
-constexpr double kBaseRatio = 2.25;
-constexpr double kWideRatio = kBaseRatio * (1 << kMaxSpread);  // 576
-__device__ __forceinline__ int spread_bits(double max_times_nnz, double abs_sum) {
-  if (max_times_nnz > kWideRatio * abs_sum) return kMaxSpread + 1;  // wide
+constexpr double kBaseRatio = 1.85;
+constexpr double kWideRatio = kBaseRatio * (1 << kMaxSpread);  // 473.6
+__host__ __device__ __forceinline__ int spread_bits(double max_abs, int nonzeros, double sq_sum) {
+  const double peak = max_abs * max_abs * double(nonzeros);  // (max / rms)^2 sum x^2
+  if (peak > kWideRatio * kWideRatio * sq_sum) return kMaxSpread + 1;  // wide
   int e = 0;
-  while (e < kMaxSpread && max_times_nnz > kBaseRatio * double(1 << e) * abs_sum) ++e;
+  while (e < kMaxSpread && peak > kBaseRatio * kBaseRatio * double(1 << (2 * e)) * sq_sum) ++e;
   return e;
 }
 
@@ -125,7 +131,7 @@ static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __r
       int e;
       frexpf(mx, &e);
       s = beta - e;
-      if (const int b = spread_bits(double(st.nonzeros[i]) * double(mx), st.abs_sum[i]); b > 0) atomicMax(spread, b);
+      if (const int b = spread_bits(double(mx), st.nonzeros[i], st.sq_sum[i]); b > 0) atomicMax(spread, b);
     }
     shift[i] = s;
   }

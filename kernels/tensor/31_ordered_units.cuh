@@ -147,7 +147,11 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
   for (uint32_t t = 0;;) {
     const int s0 = t % Stages;
     mbar_wait(fullAddr + s0 * kBarBytes, (t / Stages) & 1);  // the unit's first slab (or the end)
-    const long long u = sUnit[s0];
+    // Lane 0 reads the number and hands it to its warp: its own arrival on the stage's empty barrier
+    // (below) releases that read before the producer may write the stage's next number.
+    long long u = 0;
+    if (lane == 0) u = sUnit[s0];
+    u = __shfl_sync(0xffffffffu, u, 0);
     if (u < 0) return;
     const int l = int(u / tiles);
     const ozaki::RuntimeModulus m(ozaki::modulus(l));
@@ -191,11 +195,16 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL: other targets get an empty kernel, which launch() never runs
 }
 
-// ---- the rebuild: one block per tile, the consumers' threads of the main kernel -----------------
+// ---- the rebuild: kRebuildSplit blocks per tile, the consumers' threads of the main kernel --------
 
-// Each output of tile grouped_tile(blockIdx.x) from its NMod residues in the units' slots of
-// `scratch` (thread i reads the words consumer thread i wrote) and the row's and column's scales
-// (shiftA, shiftB).
+// A tile's fragment groups are shared out to this many blocks: one block per tile left most SMs
+// with a single block of eight warps, too few loads in flight below about 4096^3 (one wave of
+// tiles or less).
+constexpr int kRebuildSplit = 4;
+
+// Each output of tile grouped_tile(blockIdx.x) in fragment groups [blockIdx.y, blockIdx.y + 1) x
+// kFragGroups / kRebuildSplit from its NMod residues in the units' slots of `scratch` (thread i
+// reads the words consumer thread i wrote) and the row's and column's scales (shiftA, shiftB).
 template <int NMod, bool kVec, int BM, int BN, int BK, int Stages>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kConsumers * kWarpgroupThreads)
 sgemm_31_rebuild(int M, int N, int tilesM, int tilesN, float alpha, const int* __restrict__ shiftA,
@@ -203,6 +212,9 @@ sgemm_31_rebuild(int M, int N, int tilesM, int tilesN, float alpha, const int* _
                  const unsigned* __restrict__ scratch) {
   using T = Tile<BM, BN, BK, Stages>;
   constexpr int kConsumerThreads = T::kConsumers * kWarpgroupThreads;
+  constexpr int kGroups = T::kFragGroups / kRebuildSplit;  // this block's fragment groups
+  static_assert(T::kFragGroups % kRebuildSplit == 0, "the blocks of a tile share its fragment groups evenly");
+  const int j0 = int(blockIdx.y) * kGroups, j1 = j0 + kGroups;
   const int64_t tiles = int64_t(tilesM) * tilesN;
   int tm, tn;
   grouped_tile(blockIdx.x, tilesM, tilesN, &tm, &tn);
@@ -226,15 +238,15 @@ sgemm_31_rebuild(int M, int N, int tilesM, int tilesN, float alpha, const int* _
     nextSb[0] = col < N ? shiftB[col] : 0;
     nextSb[1] = col + 1 < N ? shiftB[col + 1] : 0;
   };
-  fetch(0);
+  fetch(j0);
 #pragma unroll 1
-  for (int j = 0; j < T::kFragGroups; ++j) {  // word j holds group j's four outputs: rows g, g+8 x 2 columns
+  for (int j = j0; j < j1; ++j) {  // word j holds group j's four outputs: rows g, g+8 x 2 columns
     unsigned words[NMod];
 #pragma unroll
     for (int l = 0; l < NMod; ++l) words[l] = next[l];
     const int col = colBase + j * kFragCols;
     const int sb[2] = {nextSb[0], nextSb[1]};
-    if (j + 1 < T::kFragGroups) fetch(j + 1);
+    if (j + 1 < j1) fetch(j + 1);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // the lane's rows g and g + 8
       const int row = rowBase + half * kFragRowStep;
@@ -317,7 +329,7 @@ Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* re
   kernel<<<blocks, Config::kThreads, Config::kSmemBytes, stream>>>(int(Kp / kBK), NMod, tilesM, tilesN, mapA, mapB,
                                                                 int(Mp), int(Np), next, scratch);
   s = launch_status_after(s);
-  rebuild<<<unsigned(tiles), kRebuildThreads, 0, stream>>>(int(a.M), int(a.N), tilesM, tilesN, a.alpha, sc.shiftA,
+  rebuild<<<dim3(unsigned(tiles), kRebuildSplit), kRebuildThreads, 0, stream>>>(int(a.M), int(a.N), tilesM, tilesN, a.alpha, sc.shiftA,
                                                           sc.shiftB, a.beta, a.C, int(a.ldc), scratch);
   return launch_status_after(s);
 }
