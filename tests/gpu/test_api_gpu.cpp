@@ -98,12 +98,17 @@ INSTANTIATE_TEST_SUITE_P(
                       OzakiCase{{40, 33, 70000}, harness::InputKind::kNormal}),
     ozaki_case_name);
 
-TEST(CublasOzakiInt8Wide, RefusesWithAReason) {
+// One row of A with an entry far above the others (1e15, past even wide inputs' 2^30): its largest
+// magnitude over its RMS is about sqrt(K) = 45, five bits past uniform inputs' ratio, and eight
+// moduli hold 25 bits at K = 2000 against the 21 + 5 needed, so the plan refuses with a reason
+// (wide inputs u 2^e no longer do: their ratio is about 12 at E = 30).
+static void spike_row(harness::Problem& p) { p.set_element('A', 0, 0, 1.0e15f); }
+
+TEST(CublasOzakiInt8Spike, RefusesWithAReason) {
   ProblemSpec spec;
-  spec.shape = {64, 64, 512};
-  spec.kind = harness::InputKind::kWide;
-  spec.wide_exponent = 30;
+  spec.shape = {64, 64, 2000};
   harness::Problem p(spec);
+  spike_row(p);
   std::string why;
   EXPECT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kUnsupported);
   EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
@@ -233,8 +238,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A forced number of moduli (set_ozaki_moduli): rung 31 and the method on cuBLAS's INT8 GEMM run
 // every count of 4-8 within the bound of the bits it holds, the error falling as moduli are added,
-// on uniform inputs and on wide ones, which the plan refuses and a forced count runs; a rung with
-// instances for 7 and 8 only refuses 5 with a reason.
+// on uniform inputs and on wide ones (E = 30), which the plan also runs, below cuBLAS's error; a
+// row with a spike the plan refuses; a rung with instances for 7 and 8 only refuses 5 with a reason.
 TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
   struct Reset {
     ~Reset() { set_ozaki_moduli(0); }
@@ -270,8 +275,17 @@ TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
     EXPECT_EQ(run(27, p.args(0), nullptr, &why), Status::kUnsupported);
     EXPECT_NE(why.find("instances for 7 to 8"), std::string::npos) << why;
     ASSERT_TRUE(set_ozaki_moduli(0));
-    if (kind == harness::InputKind::kWide) {
-      EXPECT_EQ(run(31, p.args(0), nullptr, &why), Status::kUnsupported) << "the plan refuses E = 30";
+    if (kind == harness::InputKind::kWide) {  // the plan takes E = 30 with the moduli it needs
+      const double cublas_err = run_on(0, p).rel_err;
+      p.reset_c(0);
+      ASSERT_EQ(run(31, p.args(0), nullptr, &why), Status::kOk) << "the plan at E = 30: " << why;
+      SGEMM_CUDA(cudaDeviceSynchronize());
+      const harness::VerifyResult planned = harness::verify(p, find_rung(31)->precision);
+      EXPECT_TRUE(planned.ok) << planned.summary();
+      EXPECT_LE(planned.rel_err, cublas_err) << "the plan at E = 30 against cuBLAS SGEMM";
+      spike_row(p);  // and refuses a row whose largest magnitude its moduli cannot hold
+      EXPECT_EQ(run(31, p.args(0), nullptr, &why), Status::kUnsupported) << "a spiked row";
+      EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
       SGEMM_CUDA(cudaDeviceSynchronize());
     }
   }
