@@ -231,7 +231,7 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
   const int need = needed_beta(a.K) + std::min(spread, kMaxSpread);
   if (spread > kMaxSpread || fit.beta < need) {
     if (why)
-      *why = "a row of A or a column of B has its largest magnitude too far above its mean (" +
+      *why = "a row of A or a column of B has its largest magnitude too far above its root mean square (" +
              (spread > kMaxSpread ? std::string("over ") + std::to_string(int(kWideRatio)) + "x"
                                   : std::to_string(need) + " bits needed") +
              "): " + std::to_string(kMaxModuli) + " moduli hold " + std::to_string(max_beta(kMaxModuli, a.K)) +
