@@ -99,7 +99,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
 // terms add up like independent ones, while the result grows with the row's root mean square, so
 // the error relative to the result follows the ratio of the largest magnitude to the RMS of the
 // non-zeros. The plan's beta is set for uniform inputs, whose ratio is sqrt(3) = 1.73 (up to 1.76 in
-// rows of 8192; kBaseRatio leaves 5%); u 2^e with e in [-E, E] has 4.5 at E = 4 and 9.6 at E = 20
+// rows of 8192; kBaseRatio sits a little above); u 2^e with e in [-E, E] has 4.5 at E = 4 and 9.6 at E = 20
 // (the mean, the statistic before, put them at 9 and 41, one and two bits more than the errors
 // measured in the moduli sweep say they need), normal inputs about 4, which keeps them at the two
 // bits the mean gave: cuBLAS SGEMM's own error is about half as large on them as on uniform ones
