@@ -101,6 +101,7 @@ using Capstone = rung17::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN,
 using FewRows = rung17::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
 using FewCols = rung17::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
 using Small = rung17::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
+using ShortK = rung17::Config<64, 64, 16, 32, 32, 4, 8, 2, 8>;  // a K of 8-16 in one slab, not half of one
 template <class Cfg, size_t kC>
 constexpr bool same_tile() {
   return kCandidateList[kC].BM == Cfg::BM && kCandidateList[kC].BN == Cfg::BN && kCandidateList[kC].BK == Cfg::BK;
@@ -324,9 +325,10 @@ Status launch_capstone(const GemmArgs& a, cudaStream_t stream, std::string* why)
 // In the order of the model's candidates (kCandidateList).
 constexpr Launch kLaunches[kCandidates] = {&launch_capstone, &launch_tiles<FewRows>, &launch_tiles<FewCols>,
                                            &launch_tiles<Small>, &launch_split_k<Small, kSplitKSmall>,
-                                           &launch_split_k<FewRows, kSplitKRows>, &launch_gemv, &launch_repack};
+                                           &launch_split_k<FewRows, kSplitKRows>, &launch_gemv, &launch_repack,
+                                           &launch_tiles<ShortK>};
 static_assert(same_tile<Capstone, kCapstone>() && same_tile<FewRows, kFewRows>() && same_tile<FewCols, kFewCols>() &&
-                  same_tile<Small, kSmall>(), "the model prices the tiles that run");
+                  same_tile<Small, kSmall>() && same_tile<ShortK, kShortK>(), "the model prices the tiles that run");
 
 // What the model knows of this GPU's kernels, their blocks per SM (model.cpp asks its SMs, peaks).
 void occupancy_of(Device* d) {
@@ -334,6 +336,7 @@ void occupancy_of(Device* d) {
     d->blocks[kFewRows][v] = blocks_of(v ? prepare_tiles<true, FewRows> : prepare_tiles<false, FewRows>);
     d->blocks[kFewCols][v] = blocks_of(v ? prepare_tiles<true, FewCols> : prepare_tiles<false, FewCols>);
     d->blocks[kSmall][v] = blocks_of(v ? prepare_tiles<true, Small> : prepare_tiles<false, Small>);
+    d->blocks[kShortK][v] = blocks_of(v ? prepare_tiles<true, ShortK> : prepare_tiles<false, ShortK>);
     d->blocks[kSplitKSmall][v] = blocks_of(v ? prepare_split_k<true, Small> : prepare_split_k<false, Small>);
     d->blocks[kSplitKRows][v] = blocks_of(v ? prepare_split_k<true, FewRows> : prepare_split_k<false, FewRows>);
     d->blocks[kCapstone][v] = rung17::min_blocks_per_sm();  // as its launch bounds ask
@@ -355,7 +358,7 @@ Status launch_candidate_split(int c, const GemmArgs& a, int splits, cudaStream_t
 
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
                             ", few columns " + pipelined_tile_text<FewCols>() + ", small (and split-K) " +
-                            pipelined_tile_text<Small>() + ", gemv M<=" + std::to_string(kGemvMaxRows) +
+                            pipelined_tile_text<Small>() + ", short K " + pipelined_tile_text<ShortK>() + ", gemv M<=" + std::to_string(kGemvMaxRows) +
                             ", repack to 16-byte rows"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-

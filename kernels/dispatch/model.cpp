@@ -238,12 +238,13 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
   return k;
 }
 
-// Every candidate's slab factors are spelled out (a header that leaves them out would price
-// checked and unaligned slabs at nothing), in every calibration.
+// Every measured candidate's slab factors are spelled out (a header that leaves them out would
+// price checked and unaligned slabs at nothing), in every calibration. A candidate a calibration
+// has no costs for (all zero: measured before the candidate existed) is left out on that GPU.
 constexpr bool slab_factors_measured() {
   for (const tuned::DispatchCalibration& cal : tuned::kDispatchCalibrations)
     for (const tuned::DispatchCost& c : cal.costs)
-      if (!(c.guard > 0 && c.unaligned > 0)) return false;
+      if (c.launch_ns > 0 && !(c.guard > 0 && c.unaligned > 0)) return false;
   return true;
 }
 static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
@@ -309,8 +310,8 @@ double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.tran
 // candidate that runs on them.
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k) {
   const Terms t = model_terms(c, a, d, k);
-  if (!t.runs) return std::numeric_limits<double>::infinity();
   const Cost& cost = k.costs[size_t(c)];
+  if (!t.runs || !(cost.launch_ns > 0)) return std::numeric_limits<double>::infinity();  // or not calibrated here
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, d, k) + moved;
   const double slab = slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) *

@@ -21,9 +21,12 @@
 namespace sgemm::rung30 {
 
 // The candidates, in the order of tuned::kDispatchCosts: the capstone's kernels in four tiles
-// (stream-K), split-K on two of them, the GEMV, and repack (aligned copies, then a direct one).
+// (stream-K), split-K on two of them, the GEMV, repack (aligned copies, then a direct one), and a
+// fifth tile for a short K (64 x 64 in 16-deep slabs: a K of 8 or 16 fills its one slab). Added
+// last, so that a calibration measured before it still lines up; a GPU whose calibration has no
+// costs for a candidate is not offered it.
 enum class Kind { kTiles, kSplitK, kGemv, kRepack };
-enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kCandidates };
+enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows, kGemv, kRepack, kShortK, kCandidates };
 struct Candidate {
   const char* name;
   Kind kind;
@@ -38,6 +41,7 @@ inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of t
     {"split_k_rows", Kind::kSplitK, 32, 256, 32},
     {"gemv", Kind::kGemv, 0, 0, 0},
     {"repack", Kind::kRepack, 0, 0, 0},
+    {"short_k", Kind::kTiles, 64, 64, 16},
 };
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32 (one product)

@@ -57,7 +57,10 @@ struct Config {
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
   static constexpr int kStagedFloats = BK * BN;          // a K-contiguous B's next slab, as each thread copied it
-  static constexpr int kSmemBytes = Stages * kStageFloats * int(sizeof(float));  // op(B) = B: the stages alone
+  static constexpr int kCPitch = BN + 1;                 // an unaligned C's tile in shared memory: padded rows
+  // op(B) = B: the stages alone, or the C tile an unaligned C is stored through where that is larger.
+  static constexpr int kSmemBytes = (Stages * kStageFloats > BM * kCPitch ? Stages * kStageFloats : BM * kCPitch) *
+                                    int(sizeof(float));
   // op(B) = B^T adds the staging area; only its kernels ask for it (the others keep their occupancy).
   static constexpr int smem_bytes(bool transB) { return kSmemBytes + (transB ? kStagedFloats * int(sizeof(float)) : 0); }
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
@@ -220,6 +223,35 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
     }
 }
 
+// C's rows not 16-byte aligned: stored a float at a time straight from the accumulators, each store
+// instruction of a warp would write one float of every 16 bytes across several rows (an eighth of
+// each 32-byte sector it touches, which the L2 then takes four or eight times). The tile goes through shared memory instead (the stages
+// are free once the K loop is done; rows padded by a float, so that the lanes' writes spread over
+// the banks), and each warp then stores 32 consecutive floats of a row per instruction.
+template <class Cfg, bool kGuard>
+__device__ __forceinline__ void store_through_smem(float* smem, const Gemm& g, int m0, int n0, int aBase, int bBase,
+                                                   const float (&rAcc)[Cfg::TM][Cfg::TN]) {
+  __syncthreads();  // every warp is done reading the stages
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i) {
+    const int row = aBase + i / kVecWidth * (Cfg::WM / Cfg::kGroupsM) + i % kVecWidth;
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j)
+      smem[row * Cfg::kCPitch + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN) + j % kVecWidth] = rAcc[i][j];
+  }
+  __syncthreads();
+  const int rows = kGuard ? min(Cfg::BM, g.M - m0) : Cfg::BM, cols = kGuard ? min(Cfg::BN, g.N - n0) : Cfg::BN;
+#pragma unroll 4
+  for (int e = threadIdx.x; e < Cfg::BM * Cfg::BN; e += Cfg::kThreads) {
+    const int r = e / Cfg::BN, c = e % Cfg::BN;
+    if (kGuard && (r >= rows || c >= cols)) continue;
+    float* out = g.C + int64_t(m0 + r) * g.ldc + n0 + c;
+    // Without a bias, -0: adding it changes no value, not even a zero's sign.
+    *out = epilogue(g.alpha, smem[r * Cfg::kCPitch + c], g.beta, out) + (g.bias == nullptr ? -0.0f : g.bias[n0 + c]);
+  }
+  __syncthreads();  // a stream-K block's next unit refills the stages
+}
+
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
 // pipeline; `g` covers just those slabs. kGuard: an edge tile or a K tail (bounds checked in
 // every slab); otherwise nothing is checked. The unit ends as u.finish says: stored to C,
@@ -336,6 +368,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   if (u.finish == stream_k::Finish::kPublish) return stream_k::publish<Cfg::kThreads>(rAcc, parts, u.block);
   if (u.finish == stream_k::Finish::kFixUp) stream_k::add_partials<Cfg::kThreads>(rAcc, parts, u.block, u.lastHelper);
 
+  if constexpr (!kVecC) return store_through_smem<Cfg, kGuard>(smem, g, m0, n0, aBase, bBase, rAcc);
 #pragma unroll
   for (int j = 0; j < Cfg::TN; j += kVecWidth) {  // a group of four columns at a time, with its bias
     const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);

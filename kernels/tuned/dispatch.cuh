@@ -32,7 +32,7 @@ struct DispatchCost {
 // FLOPs per nanosecond per row group (1, 2, 4, 8, 16, 32 rows) where its arithmetic binds, and the
 // day it was measured. The rung takes the entry of the GPU it runs on, else the one whose DRAM peak
 // is nearest, scaled by that GPU's peaks.
-constexpr int kDispatchCandidates = 8;
+constexpr int kDispatchCandidates = 9;
 constexpr int kDispatchGemvGroups = 6;
 struct DispatchCalibration {
   const char* gpu;

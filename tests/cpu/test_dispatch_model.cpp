@@ -22,14 +22,14 @@ using namespace sgemm::rung30;
 // An H200: 132 SMs, its FP32 and DRAM peaks, and the blocks of each candidate's kernels an SM
 // holds (the same with 32-bit and 128-bit accesses): from the registers and shared memory of this
 // build's sm_90 kernels (tools/cuobjdump.sh -res-usage), the capstone's as its launch bounds ask.
-constexpr int kFewRowsBlocks = 2, kFewColsBlocks = 2, kSmallBlocks = 3, kSplitKSmallBlocks = 4;
+constexpr int kFewRowsBlocks = 2, kFewColsBlocks = 2, kSmallBlocks = 3, kSplitKSmallBlocks = 4, kShortKBlocks = 3;
 Device h200() {
   Device d;
   d.sms = 132;
   d.rates = {66908.2e9, 4814.3e9, 132};
   d.overlap = true;
   const int blocks[kCandidates] = {sgemm::rung17::min_blocks_per_sm(), kFewRowsBlocks, kFewColsBlocks, kSmallBlocks,
-                                   kSplitKSmallBlocks, kFewRowsBlocks, 0, 0};
+                                   kSplitKSmallBlocks, kFewRowsBlocks, 0, 0, kShortKBlocks};
   for (size_t c = 0; c < kCandidates; ++c) d.blocks[c][0] = d.blocks[c][1] = blocks[c];
   d.cutBlocks[0] = d.cutBlocks[1] = sgemm::rung17::min_blocks_per_sm();
   return d;
@@ -82,13 +82,17 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
                                    shape(4096, 4096, 4096), shape(64, 64, 65536)})
     for (int c = 0; c < candidate_count(); ++c) {
       const double ns = predict_ns(c, a, d, k);
-      if (!model_terms(c, a, d, k).runs) {
+      if (!model_terms(c, a, d, k).runs || !(k.costs[size_t(c)].launch_ns > 0)) {  // or not calibrated here
         EXPECT_TRUE(std::isinf(ns)) << candidate_name(c);
         continue;
       }
       EXPECT_TRUE(std::isfinite(ns)) << candidate_name(c) << " " << a.M << "x" << a.N << "x" << a.K;
       EXPECT_GT(ns, 0.0) << candidate_name(c);
     }
+  Constants without = k;  // a calibration measured before a candidate existed leaves it out
+  without.costs[kShortK] = Cost{};
+  EXPECT_TRUE(std::isinf(predict_ns(kShortK, shape(4096, 4096, 16), d, without)));
+  EXPECT_NE(choose(shape(4096, 4096, 16), false, d, without), size_t(kShortK));
   EXPECT_FALSE(model_terms(kGemv, shape(33, 4096, 4096), d, k).runs);      // the GEMV serves M <= 32
   EXPECT_FALSE(model_terms(kRepack, shape(1024, 1024, 1024), d, k).runs);  // nothing to repack
   EXPECT_TRUE(model_terms(kRepack, shape(1023, 1023, 1023), d, k).runs);

@@ -142,7 +142,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   // the GPU many times with whole tiles, one tile over a long K (stream-K cuts it into many
   // shares, so its fix-up adds many partial tiles), and 32 tiles over K = 8192 and K = 2048 (every
   // slab in a share, few fix-ups; long and short shares).
-  for (const char* name : {"capstone", "few_rows", "few_cols", "small"}) {
+  for (const char* name : {"capstone", "few_rows", "few_cols", "small", "short_k"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
     const Point pts[5] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
