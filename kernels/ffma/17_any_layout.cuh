@@ -57,9 +57,13 @@ struct Config {
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
   static constexpr int kStagedFloats = BK * BN;          // a K-contiguous B's next slab, as each thread copied it
-  static constexpr int kCPitch = BN + 1;                 // an unaligned C's tile in shared memory: padded rows
+  // An unaligned C goes through shared memory (store_through_smem) where the accumulators leave the
+  // registers room for it: up to 64 a thread (the capstone's 128 spilled there), in rows padded by a float.
+  static constexpr bool kStageC = TM * TN <= 64;
+  static constexpr int kCPitch = BN + 1;
+  static constexpr int kCFloats = kStageC ? BM * kCPitch : 0;
   // op(B) = B: the stages alone, or the C tile an unaligned C is stored through where that is larger.
-  static constexpr int kSmemBytes = (Stages * kStageFloats > BM * kCPitch ? Stages * kStageFloats : BM * kCPitch) *
+  static constexpr int kSmemBytes = (Stages * kStageFloats > kCFloats ? Stages * kStageFloats : kCFloats) *
                                     int(sizeof(float));
   // op(B) = B^T adds the staging area; only its kernels ask for it (the others keep their occupancy).
   static constexpr int smem_bytes(bool transB) { return kSmemBytes + (transB ? kStagedFloats * int(sizeof(float)) : 0); }
@@ -368,7 +372,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   if (u.finish == stream_k::Finish::kPublish) return stream_k::publish<Cfg::kThreads>(rAcc, parts, u.block);
   if (u.finish == stream_k::Finish::kFixUp) stream_k::add_partials<Cfg::kThreads>(rAcc, parts, u.block, u.lastHelper);
 
-  if constexpr (!kVecC) return store_through_smem<Cfg, kGuard>(smem, g, m0, n0, aBase, bBase, rAcc);
+  if constexpr (!kVecC && Cfg::kStageC) return store_through_smem<Cfg, kGuard>(smem, g, m0, n0, aBase, bBase, rAcc);
 #pragma unroll
   for (int j = 0; j < Cfg::TN; j += kVecWidth) {  // a group of four columns at a time, with its bias
     const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);

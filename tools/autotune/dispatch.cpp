@@ -164,9 +164,12 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     // Every tile checking bounds (K one short of a whole number of slabs), and rows that are not
     // 16-byte aligned (32-bit accesses): a slab's cost over the aligned unchecked one, once the
     // launch, fix-ups and units are taken off.
+    // Never below 1: checking bounds and 32-bit accesses add work to a slab, so a factor under 1
+    // is the fit's error (a short_k slab's, measured at 8106687: 0.91 and 0.94, made it look
+    // cheapest on every ragged shape).
     auto factor = [&](const Point& p) {
-      return (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns) /
-             ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns);
+      return std::max(1.0, (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns) /
+                               ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns));
     };
     const Point g = measure(c, {4096, 4096, 4095}, dev, stream);
     const Point u = measure(c, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
@@ -204,7 +207,9 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const double lone = std::max(0.0, (net(l) - launch) / l.terms.slabs);
     rung30::Cost& cost = k.costs[size_t(c)];
     cost = {slab, launch, 0, 1, 0, lone};
-    auto factor = [&](const Point& x) { return (net(x) - launch) / (x.terms.slabs * rung30::slab_ns_at(cost, x.terms.residency)); };
+    auto factor = [&](const Point& x) {  // never below 1, as the tiles'
+      return std::max(1.0, (net(x) - launch) / (x.terms.slabs * rung30::slab_ns_at(cost, x.terms.residency)));
+    };
     cost.guard = factor(g);
     cost.unaligned = factor(u);
     j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l), point_json(g), point_json(u)}},
