@@ -308,10 +308,16 @@ double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.tran
 // Its terms times the constants, plus its fixed cost; the GEMM kernel never faster than the bytes
 // it must move over the measured bandwidth. Repack: its copies, plus the prediction for the
 // candidate that runs on them.
+bool offered(int c, const GemmArgs& a, const Constants& k) {
+  const int maxK = kCandidateList[size_t(c)].maxK;
+  return k.costs[size_t(c)].launch_ns > 0 && (maxK == 0 || a.K <= maxK);
+}
+
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k) {
+  if (!offered(c, a, k)) return std::numeric_limits<double>::infinity();
   const Terms t = model_terms(c, a, d, k);
   const Cost& cost = k.costs[size_t(c)];
-  if (!t.runs || !(cost.launch_ns > 0)) return std::numeric_limits<double>::infinity();  // or not calibrated here
+  if (!t.runs) return std::numeric_limits<double>::infinity();
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, d, k) + moved;
   const double slab = slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) *

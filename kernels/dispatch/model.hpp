@@ -31,6 +31,7 @@ struct Candidate {
   const char* name;
   Kind kind;
   int BM, BN, BK;  // its tile (GEMV, repack: 0); 30_auto.cuh's configurations match (static_assert)
+  int maxK = 0;    // offered only up to this K (0: any)
 };
 inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of the enum
     {"capstone", Kind::kTiles, tuned::Rung10::BM, tuned::Rung10::BN, tuned::Rung10::BK},
@@ -41,7 +42,7 @@ inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of t
     {"split_k_rows", Kind::kSplitK, 32, 256, 32},
     {"gemv", Kind::kGemv, 0, 0, 0},
     {"repack", Kind::kRepack, 0, 0, 0},
-    {"short_k", Kind::kTiles, 64, 64, 16},
+    {"short_k", Kind::kTiles, 64, 64, 16, 16},  // one slab: past it the 32-deep tiles do a slab's work in fewer
 };
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32 (one product)
@@ -177,6 +178,9 @@ int gemv_group(int64_t M);
 // prediction in nanoseconds (infinity where it cannot run), the candidate it picks
 // (direct_only: not repack).
 Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k);
+// Whether the model offers candidate `c` for these arguments at all: its calibration has costs for
+// it (launch_ns > 0) and K is within its maxK. predict_ns() is infinite where not.
+bool offered(int c, const GemmArgs& a, const Constants& k);
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k);
 

@@ -80,7 +80,7 @@ TEST(Dispatch, EveryPredictionIsFiniteWhereTheCandidateRuns) {
   for (const GemmArgs& a : {shape(2048, 50257, 768), shape(64, 64, 65536), shape(1023, 1023, 1023)})
     for (int c = 0; c < rung30::candidate_count(); ++c) {
       const rung30::Terms t = rung30::model_terms(c, a);
-      if (!t.runs || !(rung30::device_constants().costs[size_t(c)].launch_ns > 0)) continue;  // or not calibrated here
+      if (!t.runs || !rung30::offered(c, a, rung30::device_constants())) continue;  // or not offered here
       EXPECT_GT(rung30::predict_ns(c, a), 0.0) << rung30::candidate_name(c);
       EXPECT_LT(rung30::predict_ns(c, a), 1e12) << rung30::candidate_name(c);
     }

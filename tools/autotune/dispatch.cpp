@@ -300,6 +300,11 @@ int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::
       }
       const double predicted = rung30::predict_ns(c, p.args(0));
       const Point m = measure(c, shape, dev, stream);
+      if (!rung30::offered(c, p.args(0), rung30::device_constants())) {  // measured all the same: was leaving it out right?
+        std::printf("  %-14s %12s %12.1f  (not offered: K past its limit, or not calibrated here)\n",
+                    rung30::candidate_name(c), "-", m.ns / 1e3);
+        continue;
+      }
       std::printf("  %-14s %12.1f %12.1f %+7.0f%%%s\n", rung30::candidate_name(c), predicted / 1e3, m.ns / 1e3,
                   100.0 * (predicted / m.ns - 1.0), size_t(c) == chosen ? "  <- picked" : "");
     }
