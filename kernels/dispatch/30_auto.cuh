@@ -1,13 +1,14 @@
 // =====================================================================================
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 17, through the interface
-//   it declares: ffma/17_any_layout.hpp) in four tiles and as split-K, GEMVs of its own
+//   it declares: ffma/17_any_layout.hpp) in five tiles and as split-K, GEMVs of its own
 //   (dispatch/gemv.cuh) and the library's repack (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
 //   (1) GEMV for M <= 32, B read once, K split over warps and blocks (op(B) = B^T, M <= 16: a warp
 //   per column, along K; N <= 16 with a tall A: the same for C^T); (2) the capstone's kernel
-//   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan; (3) split-K on the
+//   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan, and 64x64 in
+//   16-deep slabs for K <= 16; (3) split-K on the
 //   64x64 and 32x256 tiles with a parallel reduction; (4) repack: unaligned operands copied to
 //   16-byte-aligned rows, then the best of (2)-(3) on the copies. None is refused; every layout,
 //   batch and bias is taken, by the candidates that can (split-K and repack: one product). A cost model
