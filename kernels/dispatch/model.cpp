@@ -185,7 +185,8 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   if (cand.kind == Kind::kSplitK)
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));
   if (a.batch > 1) {  // whole tiles of every product, in waves
-    t.slabs = double(div_up(a.batch * div_up(a.M, cand.BM) * div_up(a.N, cand.BN), slots) * div_up(a.K, cand.BK));
+    t.tiles = double(div_up(a.batch * div_up(a.M, cand.BM) * div_up(a.N, cand.BN), slots));
+    t.slabs = t.tiles * double(div_up(a.K, cand.BK));
     t.runs = true;
     return t;
   }
@@ -203,7 +204,8 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
-    t.slabs = double(p.sched.dpTiles / slots * p.sched.kTiles);
+    t.tiles = double(p.sched.dpTiles / slots);
+    t.slabs = t.tiles * double(p.sched.kTiles);
     t.shareSlabs = double(stream_k::div_up(p.sched.skSlabs, p.skBlocks));
     for (int b = 0; b < p.skBlocks; ++b) {  // units: the tiles a share touches
       const int64_t first = p.sched.sk_begin(b, p.skBlocks), end = p.sched.sk_begin(b + 1, p.skBlocks);
@@ -211,6 +213,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     }
   } else {
     t.slabs = p.slabTimes;
+    t.tiles = double(div_up(int64_t(p.sched.dpTiles), slots));  // whole tiles only: dpTiles is every tile
   }
   t.fixups = fixups_of(p);
   t.runs = true;
@@ -266,7 +269,7 @@ Constants tuned_constants(int i) {
   const tuned::DispatchCalibration& cal = tuned::kDispatchCalibrations[i];
   Constants k;
   for (const tuned::DispatchCost& c : cal.costs)
-    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned});
+    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned, c.tile_ns});
   k.gemvFlopsPerNs.assign(std::begin(cal.gemvFlopsPerNs), std::end(cal.gemvFlopsPerNs));
   k.bytesPerNs = cal.bytesPerNs;
   return k;
@@ -324,7 +327,8 @@ double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k)
                       (1.0 + (cost.guard - 1.0) * t.guarded) * layout_factor(a);
   const double gemv =
       t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
-  const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns + t.fixups * cost.fixup_ns;
+  const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns +
+                        t.fixups * cost.fixup_ns + t.tiles * cost.tile_ns;
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 
@@ -416,6 +420,7 @@ double predicted_ns(const GemmArgs& a) { return predict_ns(int(choose(a, false))
 int candidate_count() { return int(kCandidates); }
 const char* candidate_name(int c) { return kCandidateList[size_t(c)].name; }
 std::pair<int, int> candidate_tile(int c) { return {kCandidateList[size_t(c)].BM, kCandidateList[size_t(c)].BN}; }
+int candidate_slab(int c) { return kCandidateList[size_t(c)].BK; }
 
 Terms split_terms(int c, const GemmArgs& a, int splits) {
   const Candidate& cand = kCandidateList[size_t(c)];

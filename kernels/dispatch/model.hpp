@@ -93,6 +93,9 @@ struct Terms {
   double shareSlabs = 0;
   double shareUnits = 0;  // the units (pieces of tiles, each its own pipeline) of the busiest share
   double fixups = 0;
+  // Tiles: the whole tiles the busiest block runs one after another (each a pipeline fill and a
+  // store of C that a short K cannot hide).
+  double tiles = 0;
   // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned).
   bool unaligned = false;
   // The fraction of tiles whose slabs check bounds: every tile with a K tail (K not a multiple of
@@ -116,6 +119,7 @@ struct Terms {
 // can predict with the constants it has just measured.
 struct Cost {
   double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0, guard = 1, unaligned = 1;
+  double tile_ns = 0;  // a whole tile's start and end (first load, C's store) beyond its slabs
 };
 constexpr int kGemvGroups = 6;  // the GEMV's row groups: M <= 1, 2, 4, 8, 16, 32
 struct Constants {
@@ -199,6 +203,7 @@ double predicted_ns(const GemmArgs& a);  // the model's time for the candidate i
 int candidate_count();
 const char* candidate_name(int c);
 std::pair<int, int> candidate_tile(int c);  // BM x BN of a tile candidate ({0, 0} otherwise)
+int candidate_slab(int c);                  // its BK (0 for the GEMV and repack)
 using Launch = Status (*)(const GemmArgs& a, cudaStream_t stream, std::string* why);  // a candidate's launch (30_auto.cuh)
 Status launch_candidate(int c, const GemmArgs& a, cudaStream_t stream, std::string* why);
 // Split-K candidates with K cut into (at most) `splits` parts instead of the model's choice, and

@@ -23,6 +23,7 @@ struct DispatchCost {
   double lone_ns;
   double guard;
   double unaligned;
+  double tile_ns;  // a whole tile's start and end beyond its slabs (tiles; 0 otherwise, and in a header older than it)
 };
 
 // One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per

@@ -99,6 +99,12 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
   EXPECT_TRUE(offered(kShortK, shape(4096, 4096, 16), k));  // its one slab
   EXPECT_FALSE(offered(kShortK, shape(4096, 4096, 17), k));
   EXPECT_TRUE(std::isinf(predict_ns(kShortK, shape(4096, 4096, 130), d, k)));
+  // A whole tile's start and end: once per tile the busiest block runs, whatever K.
+  EXPECT_DOUBLE_EQ(model_terms(kSmall, shape(4096, 4096, 16), d, k).tiles, double((64 * 64 + 395) / 396));
+  Constants withTile = k;
+  withTile.costs[kSmall].tile_ns = 1000;
+  EXPECT_NEAR(predict_ns(kSmall, shape(4096, 4096, 16), d, withTile) - predict_ns(kSmall, shape(4096, 4096, 16), d, k) -
+                  (withTile.costs[kSmall].tile_ns - k.costs[kSmall].tile_ns) * 11.0, 0.0, 1e-6);
   EXPECT_FALSE(model_terms(kGemv, shape(33, 4096, 4096), d, k).runs);      // the GEMV serves M <= 32
   EXPECT_FALSE(model_terms(kRepack, shape(1024, 1024, 1024), d, k).runs);  // nothing to repack
   EXPECT_TRUE(model_terms(kRepack, shape(1023, 1023, 1023), d, k).runs);

@@ -137,30 +137,34 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     std::printf("\n");
   }
 
-  // Tiles: five problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns +
-  // shareUnits * unit_ns + fixups * fixup_ns: a tiny one (one slab of one tile), one that fills
-  // the GPU many times with whole tiles, one tile over a long K (stream-K cuts it into many
-  // shares, so its fix-up adds many partial tiles), and 32 tiles over K = 8192 and K = 2048 (every
-  // slab in a share, few fix-ups; long and short shares).
+  // Tiles: six problems, ns = launch + slabs * slab_ns + shareSlabs * share * slab_ns +
+  // shareUnits * unit_ns + fixups * fixup_ns + tiles * tile_ns: a tiny one (one slab of one tile),
+  // one that fills the GPU many times with whole tiles, one tile over a long K (stream-K cuts it
+  // into many shares, so its fix-up adds many partial tiles), 32 tiles over K = 8192 and K = 2048
+  // (every slab in a share, few fix-ups; long and short shares), and the many whole tiles again
+  // over one slab (a tile's start and end are then most of its time: tile_ns).
   for (const char* name : {"capstone", "few_rows", "few_cols", "small", "short_k"}) {
     const int c = index_of(name);
     const std::pair<int, int> t = rung30::candidate_tile(c);
-    const Point pts[5] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
+    const int bk = rung30::candidate_slab(c);
+    const Point pts[6] = {measure(c, {32, 64, 32}, dev, stream), measure(c, {4096, 4096, 4096}, dev, stream),
                           measure(c, {t.first, t.second, 65536}, dev, stream),
                           measure(c, {2 * t.first, 16 * t.second, 8192}, dev, stream),
-                          measure(c, {2 * t.first, 16 * t.second, 2048}, dev, stream)};
+                          measure(c, {2 * t.first, 16 * t.second, 2048}, dev, stream),
+                          measure(c, {4096, 4096, bk}, dev, stream)};
     std::vector<std::vector<double>> m;
     std::vector<double> ns;
     nlohmann::json points = nlohmann::json::array();
     for (const Point& p : pts) {
-      m.push_back({p.terms.slabs, 1.0, p.terms.fixups, p.terms.shareSlabs, p.terms.shareUnits});
+      m.push_back({p.terms.slabs, 1.0, p.terms.fixups, p.terms.shareSlabs, p.terms.shareUnits, p.terms.tiles});
       ns.push_back(p.ns);
       points.push_back(point_json(p));
     }
-    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns
+    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns, tile_ns
     const double share = x[3] / x[0];
     rung30::Cost& cost = k.costs[size_t(c)];
     cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
+    cost.tile_ns = std::max(0.0, x[5]);
     // Every tile checking bounds (K one short of a whole number of slabs), and rows that are not
     // 16-byte aligned (32-bit accesses): a slab's cost over the aligned unchecked one, once the
     // launch, fix-ups and units are taken off.
@@ -168,7 +172,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     // is the fit's error (a short_k slab's, measured at 8106687: 0.91 and 0.94, made it look
     // cheapest on every ragged shape).
     auto factor = [&](const Point& p) {
-      return std::max(1.0, (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns) /
+      return std::max(1.0, (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns -
+                            p.terms.tiles * cost.tile_ns) /
                                ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns));
     };
     const Point g = measure(c, {4096, 4096, 4095}, dev, stream);
@@ -178,10 +183,11 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     points.push_back(point_json(g));
     points.push_back(point_json(u));
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
-                             {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned}};
+                             {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned},
+                             {"tile_ns", cost.tile_ns}};
     std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit, x%.4g checking bounds, x%.4g on 32-bit "
-                "accesses), launch %.0f ns, %.4g ns per fix-up partial\n",
-                name, x[0], share, x[4], cost.guard, cost.unaligned, x[1], x[2]);
+                "accesses), %.0f ns per whole tile, launch %.0f ns, %.4g ns per fix-up partial\n",
+                name, x[0], share, x[4], cost.guard, cost.unaligned, cost.tile_ns, x[1], x[2]);
   }
 
   // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
@@ -269,7 +275,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     for (size_t c = 0; c < e.k.costs.size(); ++c) {
       const rung30::Cost& x = e.k.costs[c];
       h << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-        << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << "}";
+        << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << ", " << x.tile_ns << "}";
     }
     h << "},\n     " << e.k.bytesPerNs << ", {";
     for (size_t g = 0; g < e.k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvFlopsPerNs[g];
