@@ -247,7 +247,7 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
 constexpr bool slab_factors_measured() {
   for (const tuned::DispatchCalibration& cal : tuned::kDispatchCalibrations)
     for (const tuned::DispatchCost& c : cal.costs)
-      if (c.launch_ns > 0 && !(c.guard > 0 && c.unaligned > 0)) return false;
+      if ((c.slab_ns > 0 || c.launch_ns > 0) && !(c.guard > 0 && c.unaligned > 0)) return false;
   return true;
 }
 static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
@@ -313,7 +313,8 @@ double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.tran
 // candidate that runs on them.
 bool offered(int c, const GemmArgs& a, const Constants& k) {
   const int maxK = kCandidateList[size_t(c)].maxK;
-  return k.costs[size_t(c)].launch_ns > 0 && (maxK == 0 || a.K <= maxK);
+  const Cost& cost = k.costs[size_t(c)];  // calibrated: a slab's time (tiles, split-K) or a launch's (the others)
+  return (cost.slab_ns > 0 || cost.launch_ns > 0) && (maxK == 0 || a.K <= maxK);
 }
 
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k) {

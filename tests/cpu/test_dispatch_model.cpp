@@ -96,6 +96,9 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
   without.costs[kShortK] = Cost{};
   EXPECT_TRUE(std::isinf(predict_ns(kShortK, shape(4096, 4096, 16), d, without)));
   EXPECT_NE(choose(shape(4096, 4096, 16), false, d, without), size_t(kShortK));
+  Constants noLaunch = k;  // a fit that puts a tile's launch at 0 leaves it calibrated
+  noLaunch.costs[kCapstone].launch_ns = 0;
+  EXPECT_TRUE(offered(kCapstone, shape(8192, 8192, 8192), noLaunch));
   EXPECT_TRUE(offered(kShortK, shape(4096, 4096, 16), k));  // its one slab
   EXPECT_FALSE(offered(kShortK, shape(4096, 4096, 17), k));
   EXPECT_TRUE(std::isinf(predict_ns(kShortK, shape(4096, 4096, 130), d, k)));
