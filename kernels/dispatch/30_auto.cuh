@@ -359,7 +359,8 @@ Status launch_candidate_split(int c, const GemmArgs& a, int splits, cudaStream_t
 
 std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", few rows " + pipelined_tile_text<FewRows>() +
                             ", few columns " + pipelined_tile_text<FewCols>() + ", small (and split-K) " +
-                            pipelined_tile_text<Small>() + ", short K " + pipelined_tile_text<ShortK>() + ", gemv M<=" + std::to_string(kGemvMaxRows) +
+                            pipelined_tile_text<Small>() + ", short K " + pipelined_tile_text<ShortK>() +
+                            ", gemv M<=" + std::to_string(kGemvMaxRows) +
                             ", repack to 16-byte rows"; }
 
 // Never refuses a valid input: the capstone's kernels take any leading dimension and any 4-byte-

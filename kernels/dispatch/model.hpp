@@ -183,7 +183,8 @@ int gemv_group(int64_t M);
 // (direct_only: not repack).
 Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k);
 // Whether the model offers candidate `c` for these arguments at all: its calibration has costs for
-// it (a slab's or a launch's time; a fit may put a tile's launch at 0) and K is within its maxK. predict_ns() is infinite where not.
+// it (a slab's or a launch's time; a fit may put a tile's launch at 0) and K is within its maxK.
+// predict_ns() is infinite where not.
 bool offered(int c, const GemmArgs& a, const Constants& k);
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k);

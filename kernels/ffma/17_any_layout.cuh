@@ -229,9 +229,10 @@ __device__ __forceinline__ void outer_product(const float (&rA)[TM], const float
 
 // C's rows not 16-byte aligned: stored a float at a time straight from the accumulators, each store
 // instruction of a warp would write one float of every 16 bytes across several rows (an eighth of
-// each 32-byte sector it touches, which the L2 then takes four or eight times). The tile goes through shared memory instead (the stages
-// are free once the K loop is done; rows padded by a float, so that the lanes' writes spread over
-// the banks), and each warp then stores 32 consecutive floats of a row per instruction.
+// each 32-byte sector it touches, which the L2 then takes four or eight times). The tile goes
+// through shared memory instead (the stages are free once the K loop is done; rows padded by a
+// float, so that the lanes' writes spread over the banks), and each warp then stores 32
+// consecutive floats of a row per instruction.
 template <class Cfg, bool kGuard>
 __device__ __forceinline__ void store_through_smem(float* smem, const Gemm& g, int m0, int n0, int aBase, int bBase,
                                                    const float (&rAcc)[Cfg::TM][Cfg::TN]) {
