@@ -86,7 +86,7 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   benchmark::AddCustomContext("command", command);
   if (o.gemmul8)
     benchmark::AddCustomContext("gemmul8", "GEMMul8 " + sgemm::bench::peers::gemmul8_commit() + ", gemmul8::gemm<float>, INT8, " +
-                                               std::to_string(o.gemmul8) + " moduli, fast mode");
+                                               std::to_string(o.gemmul8) + " moduli, " + o.gemmul8_mode + " mode");
   if (o.moduli)
     benchmark::AddCustomContext("ozaki_moduli", std::to_string(o.moduli) + " moduli forced on the Ozaki rungs and "
                                                 "cuBLAS's INT8 method (--moduli), as many bits as they hold at each K");
@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     sgemm::bench::peers::set_gemmul8_moduli(o.gemmul8);
+    sgemm::bench::peers::set_gemmul8_fast(o.gemmul8_mode == "fast");
   }
   sgemm::set_ozaki_moduli(o.moduli);  // 0..8, checked by the command line
   if (const std::string problem = device_problem(); !problem.empty()) {

@@ -69,6 +69,8 @@ def bench_command(bench: Path, args, input_options: list[str], moduli: int, out:
            "--json", str(out)]
     if args.gemmul8:
         cmd += ["--gemmul8", str(moduli if moduli != PLAN else PLAN_PEER_MODULI)]
+        if getattr(args, "gemmul8_mode", "fast") != "fast":
+            cmd += ["--gemmul8-mode", args.gemmul8_mode]
     return cmd
 
 
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"E of the wide inputs besides uniform ones (default {DEFAULT_EXPONENTS})")
     ap.add_argument("--gemmul8", action=argparse.BooleanOptionalAction, default=True,
                     help="time GEMMul8 beside the rung (needs a sgemm_bench built with it; default on)")
+    ap.add_argument("--gemmul8-mode", choices=["fast", "accurate"], default="fast",
+                    help="GEMMul8's mode (sgemm_bench --gemmul8-mode; default fast)")
     ap.add_argument("--min-time", type=float, default=0.05, help="sgemm_bench --min-time (default 0.05)")
     ap.add_argument("--rounds", type=int, default=7, help="sgemm_bench --rounds (default 7)")
     ap.add_argument("--bench", type=Path, default=common.DEFAULT_BENCH, help="the sgemm_bench to run")

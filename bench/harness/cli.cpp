@@ -433,9 +433,12 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                      shown(o.hot_time) + ")")
       ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_option("--gemmul8", o.gemmul8,
-                 "N: also time GEMMul8 (RIKEN's Ozaki scheme II, INT8, fast mode) with N moduli beside each Ozaki "
+                 "N: also time GEMMul8 (RIKEN's Ozaki scheme II, INT8; --gemmul8-mode) with N moduli beside each Ozaki "
                  "rung, on the same inputs (a build with -DSGEMM_GEMMUL8_SOURCE only)")
       ->check(validator(integer_from(2, 13)));
+  app.add_option("--gemmul8-mode", o.gemmul8_mode,
+                 "GEMMul8's mode with --gemmul8: fast or accurate (its own names; default " + o.gemmul8_mode + ")")
+      ->check(validator(one_of({"fast", "accurate"})));
   app.add_option("--moduli", o.moduli,
                  "N: force N moduli on the Ozaki rungs and the same method on cuBLAS (set_ozaki_moduli), as many "
                  "bits as they hold at each K, whatever the error; a rung without an instance for N refuses "
@@ -606,6 +609,7 @@ std::string reproduce_command(const Options& o, const std::string& program) {
   if (!o.hot) os << " --no-hot";
   else if (o.hot_time != Options{}.hot_time) os << " --hot-time " << o.hot_time;
   if (o.gemmul8) os << " --gemmul8 " << o.gemmul8;
+  if (o.gemmul8 && o.gemmul8_mode != Options{}.gemmul8_mode) os << " --gemmul8-mode " << o.gemmul8_mode;
   if (o.moduli) os << " --moduli " << o.moduli;
   if (o.energy_time > 0) os << " --energy " << o.energy_time;
   if (o.accuracy_sweep) {

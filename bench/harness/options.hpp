@@ -37,6 +37,7 @@ struct Options {
   bool hot = true;                   // also time every row hot (a CUDA graph of launches; timing.hpp)
   double hot_time = 0.1;             // --hot-time: seconds of the rung's replayed launches per row
   int gemmul8 = 0;                   // --gemmul8 N: GEMMul8 with N moduli beside each Ozaki rung (0: not timed)
+  std::string gemmul8_mode = "fast"; // --gemmul8-mode: GEMMul8's fast or accurate mode
   int moduli = 0;                    // --moduli N: the Ozaki rungs' number of moduli (0: their plan's)
   double energy_time = 0;            // --energy SECONDS: each row's rung and cuBLAS run that long alone, under NVML's energy counter (0: not measured)
   int repetitions = 1;               // passes over the whole sweep

@@ -11,9 +11,11 @@ namespace sgemm::bench::peers {
 
 namespace {
 int g_moduli = 7;
-}
+bool g_fast = true;
+}  // namespace
 
 void set_gemmul8_moduli(int moduli) { g_moduli = moduli; }
+void set_gemmul8_fast(bool fast) { g_fast = fast; }
 
 #ifndef SGEMM_HAVE_GEMMUL8
 
@@ -65,7 +67,7 @@ Status gemmul8_sgemm(const GemmArgs& a, cudaStream_t stream) {
   }
   gemmul8::gemm<float, gemmul8::Backend::INT8>(s.handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a.alpha, a.B,
                                                size_t(a.ldb), a.A, size_t(a.lda), &a.beta, a.C, size_t(a.ldc),
-                                               moduli, /*fastmode=*/true, s.work);
+                                               moduli, /*fastmode=*/g_fast, s.work);
   return cudaPeekAtLastError() == cudaSuccess ? Status::kOk : Status::kCuda;
 }
 

@@ -1,6 +1,7 @@
 // GEMMul8 (RIKEN's library of the Ozaki scheme II, https://github.com/RIKEN-RCCS/GEMMul8, MIT
 // licence) as a measured peer of the INT8 Ozaki rungs: sgemm_bench --gemmul8 N times its SGEMM
-// emulation with N moduli (fast mode) beside each Ozaki rung, interleaved, on the same inputs.
+// emulation with N moduli (fast mode, or --gemmul8-mode accurate) beside each Ozaki rung, interleaved,
+// on the same inputs.
 // Built only where CMake is given a checkout of it (-DSGEMM_GEMMUL8_SOURCE=DIR): GPU machines,
 // never CI (tools/gpu_session.sh's peer step). Elsewhere available() is false.
 #pragma once
@@ -17,7 +18,9 @@ bool gemmul8_available();
 std::string gemmul8_commit();
 // The moduli of the calls below (2..13 for FP32; set once, before any call).
 void set_gemmul8_moduli(int moduli);
-// C = alpha A B + beta C through gemmul8::gemm<float> (INT8 backend, fast mode) on `stream`, for a
+// Its fast mode (true, the default) or its accurate one (set once, before any call).
+void set_gemmul8_fast(bool fast);
+// C = alpha A B + beta C through gemmul8::gemm<float> (INT8 backend, the mode set) on `stream`, for a
 // plain call (NN, one product, no bias); kUnsupported for anything else or without GEMMul8.
 Status gemmul8_sgemm(const GemmArgs& a, cudaStream_t stream);
 

@@ -229,6 +229,12 @@ TEST(Cli, MeasurementOptions) {
   EXPECT_EQ(parse({}).options.moduli, 0) << "the plan's count by default";
   EXPECT_EQ(parse({"--moduli", "9"}).exit_code, kExitUsage);
   EXPECT_EQ(parse({"--moduli", "-1"}).exit_code, kExitUsage);
+  EXPECT_EQ(parse({}).options.gemmul8_mode, "fast");
+  r = parse({"--gemmul8", "7", "--gemmul8-mode", "accurate"});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.gemmul8_mode, "accurate");
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--gemmul8 7 --gemmul8-mode accurate"), std::string::npos);
+  EXPECT_EQ(parse({"--gemmul8-mode", "exact"}).exit_code, kExitUsage);
 }
 
 // A results path is checked by opening it before any GPU work; a file created for the check is

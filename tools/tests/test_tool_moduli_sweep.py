@@ -22,6 +22,10 @@ def test_commands_force_the_count_and_match_gemmul8_to_it(tmp_path):
     assert plan[plan.index("--gemmul8") + 1] == str(ms.PLAN_PEER_MODULI)
     five = ms.bench_command(Path("b"), args, ["--input", "wide", "--wide-exponent", "8"], 5, tmp_path / "o.json")
     assert five[five.index("--moduli") + 1] == "5" and five[five.index("--gemmul8") + 1] == "5"
+    assert "--gemmul8-mode" not in five, "fast mode is sgemm_bench's default"
+    args.gemmul8_mode = "accurate"
+    acc = ms.bench_command(Path("b"), args, [], 5, tmp_path / "o.json")
+    assert acc[acc.index("--gemmul8-mode") + 1] == "accurate"
     args.gemmul8 = False
     assert "--gemmul8" not in ms.bench_command(Path("b"), args, [], 5, tmp_path / "o.json")
     assert [label for label, _ in ms.inputs([12, 4, 4])] == ["uniform", "wide4", "wide12"]
