@@ -69,7 +69,7 @@ def bench_command(bench: Path, args, input_options: list[str], moduli: int, out:
            "--json", str(out)]
     if args.gemmul8:
         cmd += ["--gemmul8", str(moduli if moduli != PLAN else PLAN_PEER_MODULI)]
-        if getattr(args, "gemmul8_mode", "fast") != "fast":
+        if args.gemmul8_mode != "fast":
             cmd += ["--gemmul8-mode", args.gemmul8_mode]
     return cmd
 

@@ -241,13 +241,17 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
   return k;
 }
 
+// Whether a calibration has costs for a candidate: a slab's time (tiles, split-K) or a launch's (the
+// others; a fit may put a tile's launch at 0). All zero: measured before the candidate existed, and
+// the candidate is left out on that GPU (offered()).
+constexpr bool calibrated(double slab_ns, double launch_ns) { return slab_ns > 0 || launch_ns > 0; }
+
 // Every measured candidate's slab factors are spelled out (a header that leaves them out would
-// price checked and unaligned slabs at nothing), in every calibration. A candidate a calibration
-// has no costs for (all zero: measured before the candidate existed) is left out on that GPU.
+// price checked and unaligned slabs at nothing), in every calibration.
 constexpr bool slab_factors_measured() {
   for (const tuned::DispatchCalibration& cal : tuned::kDispatchCalibrations)
     for (const tuned::DispatchCost& c : cal.costs)
-      if ((c.slab_ns > 0 || c.launch_ns > 0) && !(c.guard > 0 && c.unaligned > 0)) return false;
+      if (calibrated(c.slab_ns, c.launch_ns) && !(c.guard > 0 && c.unaligned > 0)) return false;
   return true;
 }
 static_assert(slab_factors_measured(), "the dispatch header gives every candidate its guard and unaligned factors");
@@ -308,15 +312,15 @@ Constants measured_constants() {
 // page), not calibrated per GPU by sgemm_autotune --dispatch.
 double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0; }
 
+bool offered(int c, const GemmArgs& a, const Constants& k) {
+  const int maxK = kCandidateList[size_t(c)].maxK;
+  const Cost& cost = k.costs[size_t(c)];
+  return calibrated(cost.slab_ns, cost.launch_ns) && (maxK == 0 || a.K <= maxK);
+}
+
 // Its terms times the constants, plus its fixed cost; the GEMM kernel never faster than the bytes
 // it must move over the measured bandwidth. Repack: its copies, plus the prediction for the
 // candidate that runs on them.
-bool offered(int c, const GemmArgs& a, const Constants& k) {
-  const int maxK = kCandidateList[size_t(c)].maxK;
-  const Cost& cost = k.costs[size_t(c)];  // calibrated: a slab's time (tiles, split-K) or a launch's (the others)
-  return (cost.slab_ns > 0 || cost.launch_ns > 0) && (maxK == 0 || a.K <= maxK);
-}
-
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k) {
   if (!offered(c, a, k)) return std::numeric_limits<double>::infinity();
   const Terms t = model_terms(c, a, d, k);

@@ -16,7 +16,7 @@ def row(name, **counters):
 
 
 def test_commands_force_the_count_and_match_gemmul8_to_it(tmp_path):
-    args = ms.argparse.Namespace(kernel=31, size=4096, min_time=0.05, rounds=7, gemmul8=True)
+    args = ms.argparse.Namespace(kernel=31, size=4096, min_time=0.05, rounds=7, gemmul8=True, gemmul8_mode="fast")
     plan = ms.bench_command(Path("b"), args, ["--input", "uniform"], ms.PLAN, tmp_path / "o.json")
     assert plan[plan.index("--kernel") + 1] == "31" and plan[plan.index("--moduli") + 1] == "0"
     assert plan[plan.index("--gemmul8") + 1] == str(ms.PLAN_PEER_MODULI)
