@@ -95,9 +95,10 @@ Terms with_split(Terms t, const GemmArgs& a, const Split& sp) {
 
 // BK > 0 asks about a K tail; split-K passes 0 (its last split alone has the tail).
 double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
-  if (BK > 0 && a.K % BK != 0) return 1.0;
   const double rows = double(div_up(a.M, BM)), cols = double(div_up(a.N, BN));
-  return 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
+  const double edge = 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
+  if (BK > 0 && a.K % BK != 0) return edge + (1.0 - edge) / double(div_up(a.K, BK));  // the others: their last slab
+  return edge;
 }
 
 bool capstone_own(const GemmArgs& a) { return vec4_ok_batched(a) || !tiles_vec(a); }

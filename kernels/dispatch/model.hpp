@@ -98,8 +98,9 @@ struct Terms {
   double tiles = 0;
   // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned).
   bool unaligned = false;
-  // The fraction of tiles whose slabs check bounds: every tile with a K tail (K not a multiple of
-  // the slab), else the tiles on the bottom and right edges of C (rows or columns past M or N).
+  // The fraction of slabs that check bounds: every slab of the tiles on the bottom and right edges
+  // of C (rows or columns past M or N), and the last slab of the others where K is not a multiple
+  // of the slab.
   double guarded = 0;
   // Bytes moved by launches besides the GEMM kernel: split-K's reduction, repack's copies.
   double moveBytes = 0;
@@ -172,8 +173,9 @@ struct GemvGrid {
 };
 GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int cols, int chunk);
 
-// The fraction of BM x BN tiles that check bounds in every slab: all where K is not a whole number
-// of BK slabs (BK 0: not asked), else the last row and column of tiles where they pass M or N.
+// The fraction of BM x BN tiles' slabs that check bounds: every slab of the last row and column of
+// tiles where they pass M or N, and where K is not a whole number of BK slabs (BK 0: not asked) the
+// last slab of every other tile.
 double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK);
 // The GEMV's row group for M rows: its kernel computes 2^group rows (1 to 32).
 int gemv_group(int64_t M);

@@ -258,8 +258,8 @@ __device__ __forceinline__ void store_through_smem(float* smem, const Gemm& g, i
 }
 
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
-// pipeline; `g` covers just those slabs. kGuard: an edge tile or a K tail (bounds checked in
-// every slab); otherwise nothing is checked. The unit ends as u.finish says: stored to C,
+// pipeline; `g` covers just those slabs. kGuard: an edge tile (bounds checked in every slab);
+// otherwise only a K tail's last, partial slab is checked. The unit ends as u.finish says: stored to C,
 // published as a partial tile, or fixed up with the later partials. kVecC: C's rows are 16-byte
 // aligned (128-bit stores), as kVec says of every operand unless a caller asks otherwise (the
 // dispatch rung reads aligned A and B rows with 128-bit loads and stores an unaligned C a float at a time).
@@ -274,15 +274,26 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   float rAcc[Cfg::TM][Cfg::TN] = {};  // [TM][TN]: rows aBase + i*WM/kGroupsM + v, columns likewise
   const int kTiles = ceil_div(g.K, Cfg::BK);
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
+  // A tile inside M and N whose K ends in a partial slab checks bounds in that slab alone (kGuard:
+  // an edge tile checks every slab).
+  const bool kTail = !kGuard && g.K % Cfg::BK != 0;
+  auto tail = [&](int slab) { return kTail && slab == kTiles - 1; };
   auto issue = [&](int slab) {  // the cp.async of one slab (operands contiguous along M or N), one commit group
     const int k0 = slab * Cfg::BK;
-    if (kTransA && slab < kTiles) copy_async<kVec, Cfg, kGuard, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
-    if (!kTransB && slab < kTiles) copy_async<kVec, Cfg, kGuard, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
+    if (kTransA && slab < kTiles) {
+      if (tail(slab)) copy_async<kVec, Cfg, true, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
+      else copy_async<kVec, Cfg, kGuard, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
+    }
+    if (!kTransB && slab < kTiles) {
+      if (tail(slab)) copy_async<kVec, Cfg, true, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
+      else copy_async<kVec, Cfg, kGuard, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
+    }
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // a K-contiguous A: the next slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (!kTransA) load_rows<kVec, Cfg, kGuard>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
+    if (!kTransA && tail(slab)) load_rows<kVec, Cfg, true>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
+    else if (!kTransA) load_rows<kVec, Cfg, kGuard>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
   };
   auto store_a = [&](int slab) { if (!kTransA) store_rows<Cfg>(stage(slab).a, rStage, 0); };
   // A K-contiguous B goes through registers a piece at a time (rPiece). Slab 0's pieces are loaded
@@ -294,10 +305,14 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   float4 rPiece[Cfg::kPieceB];
   float4* staged = reinterpret_cast<float4*>(smem + Cfg::Stages * Cfg::kStageFloats);
   auto fetch_b = [&](int slab, int p) {
-    load_rows<kVec, Cfg, kGuard>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    if (tail(slab)) load_rows<kVec, Cfg, true>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    else load_rows<kVec, Cfg, kGuard>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
   };
   auto copy_b = [&](int slab, int p) {  // piece p of `slab` into the staging slots, one commit group
-    if (slab < kTiles)
+    if (slab < kTiles && tail(slab))
+      copy_rows<kVec, Cfg, true, Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
+                                                n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    else if (slab < kTiles)
       copy_rows<kVec, Cfg, kGuard, Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
                                                   n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
     cp_async_commit();  // empty past the last slab: the wait counts stay uniform
@@ -408,7 +423,7 @@ sgemm_17_any_layout(int M, int N, int K, float alpha, const float* A, int lda, c
   if (int(blockIdx.y * gridDim.x + blockIdx.x) >= sched.dpTiles) return;
   const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.z);
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
-  const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N && g.K % Cfg::BK == 0;
+  const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N;  // a K tail: its slab
   if (inside) compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, g, u, parts);
   else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, g, u, parts);
 }
@@ -426,7 +441,7 @@ sgemm_17_any_layout_shares(int M, int N, int K, float alpha, const float* A, int
     const int k0 = u.kb * Cfg::BK;
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK), kTransA, kTransB);
     __syncthreads();  // every warp has left the previous unit's stages
-    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0)
+    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N)
       compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, slabs, u, parts);
     else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, slabs, u, parts);
   });

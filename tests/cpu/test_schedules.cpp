@@ -169,7 +169,7 @@ TEST(DispatchModel, ConstantsFollowTheDevicePeaks) {
   EXPECT_DOUBLE_EQ(unknown.bytesPerNs, k.bytesPerNs);  // no peaks: as measured
 }
 
-TEST(DispatchModel, GuardedTilesAreTheEdgesOrAllWithAKTail) {
+TEST(DispatchModel, GuardedSlabsAreTheEdgeTilesAndAKTailsLast) {
   auto args = [](int64_t M, int64_t N, int64_t K) {
     sgemm::GemmArgs a;
     a.M = M, a.N = N, a.K = K;
@@ -177,12 +177,15 @@ TEST(DispatchModel, GuardedTilesAreTheEdgesOrAllWithAKTail) {
   };
   using sgemm::rung30::guarded_fraction;
   EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4096), 64, 256, 32), 0.0);   // whole tiles
-  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 32), 1.0);   // a K tail: all
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 32), 1.0 / 128);  // a K tail: its slab
   EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 0), 0.0);    // K not asked
   EXPECT_DOUBLE_EQ(guarded_fraction(args(16, 128256, 4096), 32, 256, 32), 1.0);   // one row of tiles past M
   EXPECT_DOUBLE_EQ(guarded_fraction(args(100, 512, 64), 64, 256, 32), 0.5);       // the second tile row
   EXPECT_DOUBLE_EQ(guarded_fraction(args(128, 300, 64), 64, 256, 32), 0.5);       // the second tile column
   EXPECT_DOUBLE_EQ(guarded_fraction(args(1023, 1023, 1024), 128, 64, 32), 1.0 - 7.0 * 15.0 / (8.0 * 16.0));
+  // edge tiles check every slab, the others a K tail's last one
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(1023, 1023, 1023), 128, 64, 32),
+                   1.0 - 7.0 * 15.0 / (8.0 * 16.0) + 7.0 * 15.0 / (8.0 * 16.0) / 32.0);
 }
 
 TEST(DispatchModel, GemvRowGroups) {

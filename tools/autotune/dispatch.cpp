@@ -165,21 +165,23 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     rung30::Cost& cost = k.costs[size_t(c)];
     cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};
     cost.tile_ns = std::max(0.0, x[5]);
-    // Every tile checking bounds (K one short of a whole number of slabs), and rows that are not
-    // 16-byte aligned (32-bit accesses): a slab's cost over the aligned unchecked one, once the
-    // launch, fix-ups and units are taken off.
+    // Tiles checking bounds (two rows of tiles, the second one row short: half the tiles check every
+    // slab; at least a wave of them), and rows that are not 16-byte aligned (32-bit accesses): a
+    // slab's cost over the aligned unchecked one, once the launch, fix-ups, units and tiles are taken
+    // off, the checking slabs' share of it scaled up to a whole slab.
     // Never below 1: checking bounds and 32-bit accesses add work to a slab, so a factor under 1
     // is the fit's error (a short_k slab's, measured at 8106687: 0.91 and 0.94, made it look
     // cheapest on every ragged shape).
-    auto factor = [&](const Point& p) {
-      return std::max(1.0, (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns -
+    auto factor = [&](const Point& p, double share) {
+      const double ratio = (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns -
                             p.terms.tiles * cost.tile_ns) /
-                               ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns));
+                           ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns);
+      return std::max(1.0, 1.0 + (ratio - 1.0) / share);
     };
-    const Point g = measure(c, {4096, 4096, 4095}, dev, stream);
+    const Point g = measure(c, {2 * t.first - 1, 256 * t.second, 1024}, dev, stream);
     const Point u = measure(c, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
-    cost.guard = factor(g);
-    cost.unaligned = factor(u);
+    cost.guard = factor(g, g.terms.guarded);
+    cost.unaligned = factor(u, 1.0);
     points.push_back(point_json(g));
     points.push_back(point_json(u));
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
