@@ -181,6 +181,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   if (info.blocks_per_sm <= 0 || !grid_ok(div_up(a.N, cand.BN), div_up(a.M, cand.BM), nullptr)) return t;
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec;
+  t.unalignedC = !rows_aligned_all(a.C, a.ldc, a.strideC, a.batch);
   t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK);
   if (cand.kind == Kind::kSplitK && a.batch > 1) return t;  // split-K runs one product
   if (cand.kind == Kind::kSplitK)
@@ -274,7 +275,8 @@ Constants tuned_constants(int i) {
   const tuned::DispatchCalibration& cal = tuned::kDispatchCalibrations[i];
   Constants k;
   for (const tuned::DispatchCost& c : cal.costs)
-    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned, c.tile_ns});
+    k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned, c.tile_ns,
+                       c.tile32_ns});
   k.gemvFlopsPerNs.assign(std::begin(cal.gemvFlopsPerNs), std::end(cal.gemvFlopsPerNs));
   k.bytesPerNs = cal.bytesPerNs;
   return k;
@@ -334,7 +336,7 @@ double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const double gemv =
       t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns +
-                        t.fixups * cost.fixup_ns + t.tiles * cost.tile_ns;
+                        t.fixups * cost.fixup_ns + t.tiles * (cost.tile_ns + (t.unalignedC ? cost.tile32_ns : 0.0));
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 

@@ -98,6 +98,9 @@ struct Terms {
   double tiles = 0;
   // The kernel takes its 32-bit-access path (an operand's rows are not 16-byte aligned).
   bool unaligned = false;
+  // C's rows are not 16-byte aligned: the tiles store C a float at a time (through shared memory
+  // where the accumulators leave room, rung 17's kStageC).
+  bool unalignedC = false;
   // The fraction of slabs that check bounds: every slab of the tiles on the bottom and right edges
   // of C (rows or columns past M or N), and the last slab of the others where K is not a multiple
   // of the slab.
@@ -121,6 +124,7 @@ struct Terms {
 struct Cost {
   double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0, guard = 1, unaligned = 1;
   double tile_ns = 0;  // a whole tile's start and end (first load, C's store) beyond its slabs
+  double tile32_ns = 0;  // what an unaligned C (stored a float at a time) adds to it
 };
 constexpr int kGemvGroups = 6;  // the GEMV's row groups: M <= 1, 2, 4, 8, 16, 32
 struct Constants {

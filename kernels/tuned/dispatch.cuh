@@ -24,6 +24,9 @@ struct DispatchCost {
   double guard;
   double unaligned;
   double tile_ns;  // a whole tile's start and end beyond its slabs (tiles; 0 otherwise, and in a header older than it)
+  // What a C whose rows are not 16-byte aligned adds to that start and end: its stores a float at a
+  // time (tiles; 0 otherwise, and in a header older than it).
+  double tile32_ns;
 };
 
 // One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per

@@ -108,6 +108,19 @@ TEST(DispatchModelOnCpu, PredictionsAreFiniteWhereACandidateRuns) {
   withTile.costs[kSmall].tile_ns = 1000;
   EXPECT_NEAR(predict_ns(kSmall, shape(4096, 4096, 16), d, withTile) - predict_ns(kSmall, shape(4096, 4096, 16), d, k) -
                   (withTile.costs[kSmall].tile_ns - k.costs[kSmall].tile_ns) * 11.0, 0.0, 1e-6);
+  // What an unaligned C adds to a tile's start and end: charged per tile where C's rows are not
+  // 16-byte aligned, whatever A's and B's, never where they are.
+  Constants with32 = k;
+  with32.costs[kSmall].tile32_ns = k.costs[kSmall].tile32_ns + 500;
+  sgemm::GemmArgs oddC = shape(4096, 4096, 16);
+  oddC.ldc = 4097;
+  const Terms oddTerms = model_terms(kSmall, oddC, d, k);
+  ASSERT_TRUE(oddTerms.unalignedC);
+  EXPECT_NEAR(predict_ns(kSmall, oddC, d, with32) - predict_ns(kSmall, oddC, d, k) - 500 * oddTerms.tiles, 0.0, 1e-6);
+  sgemm::GemmArgs oddA = shape(4096, 4096, 16);
+  oddA.lda = 17;
+  EXPECT_DOUBLE_EQ(predict_ns(kSmall, oddA, d, with32), predict_ns(kSmall, oddA, d, k));
+  EXPECT_DOUBLE_EQ(predict_ns(kSmall, shape(4096, 4096, 16), d, with32), predict_ns(kSmall, shape(4096, 4096, 16), d, k));
   EXPECT_FALSE(model_terms(kGemv, shape(33, 4096, 4096), d, k).runs);      // the GEMV serves M <= 32
   EXPECT_FALSE(model_terms(kRepack, shape(1024, 1024, 1024), d, k).runs);  // nothing to repack
   EXPECT_TRUE(model_terms(kRepack, shape(1023, 1023, 1023), d, k).runs);

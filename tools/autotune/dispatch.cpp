@@ -182,14 +182,27 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     const Point u = measure(c, {4096, 4096, 4096, 4097, 4097, 4097}, dev, stream);
     cost.guard = factor(g, g.terms.guarded);
     cost.unaligned = factor(u, 1.0);
+    // Tiles over one slab with A and B aligned and C's rows not (K = BK, ldc 4097): what storing C a
+    // float at a time adds to a tile's start and end beyond the aligned tile_ns. A short K does
+    // little else, so it is most of such a call (measured at 06b79d7: the capstone, whose 128
+    // accumulators a thread store C straight from the registers, at 4095x1001x127 predicted 31 us and
+    // measured 56-61; after repack, A and B aligned and C not, 70.7).
+    const Point v = measure(c, {4096, 4096, bk, bk, 4096, 4097}, dev, stream);
+    const double vSlabs = (v.terms.slabs + v.terms.shareSlabs * cost.share) * cost.slab_ns;
+    cost.tile32_ns = v.terms.tiles > 0 ? std::max(0.0, (v.ns - cost.launch_ns - v.terms.fixups * cost.fixup_ns -
+                                                        v.terms.shareUnits * cost.unit_ns - vSlabs) /
+                                                               v.terms.tiles -
+                                                           cost.tile_ns)
+                                       : 0.0;
     points.push_back(point_json(g));
     points.push_back(point_json(u));
+    points.push_back(point_json(v));
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
                              {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned},
-                             {"tile_ns", cost.tile_ns}};
+                             {"tile_ns", cost.tile_ns}, {"tile32_ns", cost.tile32_ns}};
     std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit, x%.4g checking bounds, x%.4g on 32-bit "
-                "accesses), %.0f ns per whole tile, launch %.0f ns, %.4g ns per fix-up partial\n",
-                name, x[0], share, x[4], cost.guard, cost.unaligned, cost.tile_ns, x[1], x[2]);
+                "accesses), %.0f ns per whole tile (+%.0f with C unaligned), launch %.0f ns, %.4g ns per fix-up partial\n",
+                name, x[0], share, x[4], cost.guard, cost.unaligned, cost.tile_ns, cost.tile32_ns, x[1], x[2]);
   }
 
   // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
@@ -277,7 +290,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     for (size_t c = 0; c < e.k.costs.size(); ++c) {
       const rung30::Cost& x = e.k.costs[c];
       h << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
-        << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << ", " << x.tile_ns << "}";
+        << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << ", " << x.tile_ns << ", "
+        << x.tile32_ns << "}";
     }
     h << "},\n     " << e.k.bytesPerNs << ", {";
     for (size_t g = 0; g < e.k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvFlopsPerNs[g];
