@@ -73,8 +73,11 @@ TEST(DispatchModelOnCpu, PicksPerClassOfShape) {
   EXPECT_EQ(picked(shape(8192, 1024, 8)), "short_k");
   EXPECT_EQ(picked(shape(2048, 6144, 4096)), "capstone");       // the capstone
   EXPECT_EQ(picked(shape(8192, 8192, 8192)), "capstone");
-  EXPECT_EQ(picked(shape(3001, 2999, 997)), "repack+capstone");  // ragged rows: repack
-  EXPECT_EQ(picked(shape(2048, 50257, 768)), "repack+capstone");
+  // Ragged rows: repack. C keeps its ragged rows, which the capstone stores a float at a time
+  // (tile32_ns), so the few-rows tile runs on the copies, as on both GPUs at a6d4010 (at 2048 x
+  // 50257 x 768 predicted 25% fast there: rung 30's page).
+  EXPECT_EQ(picked(shape(3001, 2999, 997)), "repack+few_rows");
+  EXPECT_EQ(picked(shape(2048, 50257, 768)), "repack+few_rows");
   EXPECT_EQ(picked(shape(1023, 1023, 1023)), "few_cols");       // ragged, too short to repack
 }
 
