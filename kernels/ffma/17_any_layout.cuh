@@ -24,6 +24,8 @@
 // =====================================================================================
 #pragma once
 
+#include <type_traits>
+
 #include "common/common.cuh"
 #include "common/stream_k.cuh"
 
@@ -275,25 +277,30 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   const int kTiles = ceil_div(g.K, Cfg::BK);
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
   // A tile inside M and N whose K ends in a partial slab checks bounds in that slab alone (kGuard:
-  // an edge tile checks every slab).
+  // an edge tile checks every slab): f(check) with the check slab `slab` needs, a compile-time bool.
   const bool kTail = !kGuard && g.K % Cfg::BK != 0;
-  auto tail = [&](int slab) { return kTail && slab == kTiles - 1; };
+  auto with_check = [&](int slab, auto&& f) {
+    if (kTail && slab == kTiles - 1) f(std::true_type{});
+    else f(std::bool_constant<kGuard>{});
+  };
   auto issue = [&](int slab) {  // the cp.async of one slab (operands contiguous along M or N), one commit group
     const int k0 = slab * Cfg::BK;
-    if (kTransA && slab < kTiles) {
-      if (tail(slab)) copy_async<kVec, Cfg, true, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
-      else copy_async<kVec, Cfg, kGuard, true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
-    }
-    if (!kTransB && slab < kTiles) {
-      if (tail(slab)) copy_async<kVec, Cfg, true, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
-      else copy_async<kVec, Cfg, kGuard, false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
-    }
+    if (kTransA && slab < kTiles)
+      with_check(slab, [&](auto check) {
+        copy_async<kVec, Cfg, check(), true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
+      });
+    if (!kTransB && slab < kTiles)
+      with_check(slab, [&](auto check) {
+        copy_async<kVec, Cfg, check(), false>(stage(slab).b, g.B, g.ldb, g.N, g.K, n0, k0);
+      });
     cp_async_commit();  // empty groups keep the wait count uniform
   };
   float4 rStage[Cfg::kLoadsA];  // a K-contiguous A: the next slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (!kTransA && tail(slab)) load_rows<kVec, Cfg, true>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
-    else if (!kTransA) load_rows<kVec, Cfg, kGuard>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
+    if (!kTransA)
+      with_check(slab, [&](auto check) {
+        load_rows<kVec, Cfg, check()>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
+      });
   };
   auto store_a = [&](int slab) { if (!kTransA) store_rows<Cfg>(stage(slab).a, rStage, 0); };
   // A K-contiguous B goes through registers a piece at a time (rPiece). Slab 0's pieces are loaded
@@ -305,16 +312,16 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   float4 rPiece[Cfg::kPieceB];
   float4* staged = reinterpret_cast<float4*>(smem + Cfg::Stages * Cfg::kStageFloats);
   auto fetch_b = [&](int slab, int p) {
-    if (tail(slab)) load_rows<kVec, Cfg, true>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
-    else load_rows<kVec, Cfg, kGuard>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    with_check(slab, [&](auto check) {
+      load_rows<kVec, Cfg, check()>(rPiece, g.B, g.ldb, g.N, g.K, n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    });
   };
   auto copy_b = [&](int slab, int p) {  // piece p of `slab` into the staging slots, one commit group
-    if (slab < kTiles && tail(slab))
-      copy_rows<kVec, Cfg, true, Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
-                                                n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
-    else if (slab < kTiles)
-      copy_rows<kVec, Cfg, kGuard, Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
-                                                  n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+    if (slab < kTiles)
+      with_check(slab, [&](auto check) {
+        copy_rows<kVec, Cfg, check(), Cfg::kPieceB>(staged + p * Cfg::kPieceB * Cfg::kThreads, g.B, g.ldb, g.N, g.K,
+                                                    n0 + p * Cfg::kPieceRows, slab * Cfg::BK);
+      });
     cp_async_commit();  // empty past the last slab: the wait counts stay uniform
   };
   auto unstage_b = [&](int p) {
