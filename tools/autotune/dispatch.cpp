@@ -172,10 +172,14 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     // Never below 1: checking bounds and 32-bit accesses add work to a slab, so a factor under 1
     // is the fit's error (a short_k slab's, measured at 8106687: 0.91 and 0.94, made it look
     // cheapest on every ragged shape).
+    // A point's time less its launch, fix-ups and units (what its slabs and tiles take), and its
+    // slabs' time at the fitted constants (aligned, unchecked).
+    auto beyond_fixed = [&](const Point& p) {
+      return p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns;
+    };
+    auto slabs_ns = [&](const Point& p) { return (p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns; };
     auto factor = [&](const Point& p, double share) {
-      const double ratio = (p.ns - cost.launch_ns - p.terms.fixups * cost.fixup_ns - p.terms.shareUnits * cost.unit_ns -
-                            p.terms.tiles * cost.tile_ns) /
-                           ((p.terms.slabs + p.terms.shareSlabs * cost.share) * cost.slab_ns);
+      const double ratio = (beyond_fixed(p) - p.terms.tiles * cost.tile_ns) / slabs_ns(p);
       return std::max(1.0, 1.0 + (ratio - 1.0) / share);
     };
     const Point g = measure(c, {2 * t.first - 1, 256 * t.second, 1024}, dev, stream);
@@ -188,12 +192,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     // accumulators a thread store C straight from the registers, at 4095x1001x127 predicted 31 us and
     // measured 56-61; after repack, A and B aligned and C not, 70.7).
     const Point v = measure(c, {4096, 4096, bk, bk, 4096, 4097}, dev, stream);
-    const double vSlabs = (v.terms.slabs + v.terms.shareSlabs * cost.share) * cost.slab_ns;
-    cost.tile32_ns = v.terms.tiles > 0 ? std::max(0.0, (v.ns - cost.launch_ns - v.terms.fixups * cost.fixup_ns -
-                                                        v.terms.shareUnits * cost.unit_ns - vSlabs) /
-                                                               v.terms.tiles -
-                                                           cost.tile_ns)
-                                       : 0.0;
+    cost.tile32_ns =
+        v.terms.tiles > 0 ? std::max(0.0, (beyond_fixed(v) - slabs_ns(v)) / v.terms.tiles - cost.tile_ns) : 0.0;
     points.push_back(point_json(g));
     points.push_back(point_json(u));
     points.push_back(point_json(v));
