@@ -49,6 +49,7 @@ SGEMM_DECLARE_RUNG(rung28)
 SGEMM_DECLARE_RUNG(rung29)
 SGEMM_DECLARE_RUNG(rung30)
 SGEMM_DECLARE_RUNG(rung31)
+SGEMM_DECLARE_RUNG(rung32)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
 double predicted_ns(const GemmArgs& args);
@@ -211,6 +212,12 @@ const std::vector<Rung>& registry() {
        "the unit of work is one modulus of one tile, taken in order from an atomic counter by one block per SM, so "
        "the blocks in flight read neighbouring tiles of one modulus from L2; the rebuild becomes a kernel of its own",
        "sm_90a", "sgemm_31_ordered_units<", kOzakiInt8, &rung31::tile, &rung31::supports, &rung31::launch,
+       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+      {32, "32_fused_prepass", kTensor, 31, "tensor/32_fused_prepass.cuh",
+       "The pre-pass reads each operand once (sm_90a)",
+       "one kernel per operand gathers a line's statistics, takes its scale and writes its residues while the line "
+       "waits in the shared memory of a cluster, so A and B cross HBM once before the INT8 GEMMs",
+       "sm_90a", "sgemm_32_fused_prepass<", kOzakiInt8, &rung32::tile, &rung32::supports, &rung32::launch,
        nullptr, !kPacks, !kCapstone, kTakesLayouts},
   };
   return table;

@@ -117,19 +117,26 @@ struct Scales {
   int* shiftB;  // [N]
   int* spread;  // one int: the largest spread_bits() of a row or column (> kMaxSpread: wide)
 };
-inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out) {
-  const int64_t n = a.M + a.N;
+// Where the statistics (all M + N lines: sum, then bits, then nonzeros) and the scales lie in `ws`.
+inline Stats stats_in(void* ws, int64_t M, int64_t N) {
+  const int64_t n = M + N;
   double* sum = static_cast<double*>(ws);
   unsigned* bits = reinterpret_cast<unsigned*>(sum + n);
-  int* nnz = reinterpret_cast<int*>(bits + n);
-  int* shift = nnz + n;
-  *out = {shift, shift + a.M, shift + n};
+  return {bits, sum, reinterpret_cast<int*>(bits + n)};
+}
+inline Scales scales_in(void* ws, int64_t M, int64_t N) {
+  int* shift = stats_in(ws, M, N).nonzeros + M + N;
+  return {shift, shift + M, shift + M + N};
+}
+inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream, Scales* out) {
+  const Stats st = stats_in(ws, a.M, a.N);
+  *out = scales_in(ws, a.M, a.N);
   if (cudaMemsetAsync(ws, 0, stats_bytes(a.M, a.N), stream) != cudaSuccess) return launch_status();
-  const Stats sa{bits, sum, nnz}, sb{bits + a.M, sum + a.M, nnz + a.M};
+  const Stats sa = st, sb{st.max_bits + a.M, st.sq_sum + a.M, st.nonzeros + a.M};
   Status s = line_stats(a.A, a.lda, !a.transa, a.M, a.K, sa, stream);
   if (const Status t = line_stats(a.B, a.ldb, a.transb, a.N, a.K, sb, stream); s == Status::kOk) s = t;
-  finish_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
-      n, Stats{bits, sum, nnz}, beta, shift, out->spread);
+  const int64_t n = a.M + a.N;
+  finish_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(n, st, beta, out->shiftA, out->spread);
   return launch_status_after(s);
 }
 
@@ -191,41 +198,18 @@ inline bool narrow(const GemmArgs& a) {
   return ceil_div64(a.M, kNarrowTile) * ceil_div64(a.N, kNarrowTile) < sms;
 }
 
-// The plan for the inputs at hand: scales() with plan(K)'s beta, the spread read back (the stream
-// waits), then the plan for that spread (or a narrow product's) and the scales raised to its beta.
-// kUnsupported, with the reason, when a row or column is too wide for beta-bit integers to keep
-// FP32's accuracy.
-//
-// Under set_ozaki_moduli(n): the scales for n moduli and the bits they hold, with neither the read
-// back nor a refusal, or kUnsupported where the rung has no instance for n (`fewest`: its instances
-// are fewest..kMaxModuli).
-inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, Scales* out, Plan* chosen,
-                             std::string* why, int fewest = kMaxModuli - 1) {
-  if (const int forced = ozaki_moduli(); forced > 0) {
-    if (forced < fewest) {
-      if (why)
-        *why = std::to_string(forced) + " moduli forced (set_ozaki_moduli): this rung has instances for " +
-               std::to_string(fewest) + " to " + std::to_string(kMaxModuli) + " moduli only";
-      return Status::kUnsupported;
-    }
-    *chosen = least_plan(a.K);
-    if (chosen->beta < 0) {
-      if (why)
-        *why = std::to_string(forced) + " moduli forced (set_ozaki_moduli) cannot hold a sum of " +
-               std::to_string(a.K) + " products: their product is below 2K";
-      return Status::kUnsupported;
-    }
-    return scales(a, chosen->beta, ws, stream, out);
-  }
-  const Plan first = plan(a.K);
-  *chosen = first;
-  Status s = scales(a, first.beta, ws, stream, out);
-  int spread = 0;
-  if (s == Status::kOk && (cudaMemcpyAsync(&spread, out->spread, sizeof spread, cudaMemcpyDeviceToHost, stream) !=
-                               cudaSuccess ||
-                           cudaStreamSynchronize(stream) != cudaSuccess))
-    s = launch_status();
-  if (s != Status::kOk) return s;
+// The inputs' spread (Scales::spread), read back once the work queued before it is done (the stream waits).
+inline Status read_spread(const Scales& sc, cudaStream_t stream, int* spread) {
+  if (cudaMemcpyAsync(spread, sc.spread, sizeof *spread, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
+    return launch_status();
+  return Status::kOk;
+}
+
+// The plan for inputs whose largest spread_bits() is `spread`: plan(K, spread), or every modulus and
+// the bits they hold for a narrow product; kUnsupported, with the reason, where a row or column is
+// too wide for the bits kMaxModuli moduli hold.
+inline Status plan_for_spread(const GemmArgs& a, int spread, Plan* chosen, std::string* why) {
   // plan() falls back to every modulus and the bits they hold where that is less than the need.
   const Plan fit = plan(a.K, std::min(spread, kMaxSpread));
   const int need = needed_beta(a.K) + std::min(spread, kMaxSpread);
@@ -239,7 +223,51 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
     return Status::kUnsupported;
   }
   *chosen = narrow(a) ? Plan{kMaxModuli, max_beta(kMaxModuli, a.K)} : fit;
-  if (chosen->beta == first.beta) return Status::kOk;
+  return Status::kOk;
+}
+
+// The plan a call starts from, before its inputs are read: under set_ozaki_moduli(n), n moduli and
+// every bit they hold (*forced), or kUnsupported where the rung has no instance for n (`fewest`: its
+// instances are fewest..kMaxModuli) or n cannot hold a sum of K products; otherwise plan(K).
+inline Status first_plan(const GemmArgs& a, int fewest, Plan* first, bool* forced, std::string* why) {
+  const int n = ozaki_moduli();
+  *forced = n > 0;
+  *first = least_plan(a.K);
+  if (!*forced) return Status::kOk;
+  if (n < fewest) {
+    if (why)
+      *why = std::to_string(n) + " moduli forced (set_ozaki_moduli): this rung has instances for " +
+             std::to_string(fewest) + " to " + std::to_string(kMaxModuli) + " moduli only";
+    return Status::kUnsupported;
+  }
+  if (first->beta < 0) {
+    if (why)
+      *why = std::to_string(n) + " moduli forced (set_ozaki_moduli) cannot hold a sum of " + std::to_string(a.K) +
+             " products: their product is below 2K";
+    return Status::kUnsupported;
+  }
+  return Status::kOk;
+}
+
+// The plan for the inputs at hand: scales() with plan(K)'s beta, the spread read back (the stream
+// waits), then the plan for that spread (or a narrow product's) and the scales raised to its beta.
+// kUnsupported, with the reason, when a row or column is too wide for beta-bit integers to keep
+// FP32's accuracy.
+//
+// Under set_ozaki_moduli(n): the scales for n moduli and the bits they hold, with neither the read
+// back nor a refusal, or kUnsupported where the rung has no instance for n (`fewest`: its instances
+// are fewest..kMaxModuli).
+inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, Scales* out, Plan* chosen,
+                             std::string* why, int fewest = kMaxModuli - 1) {
+  bool forced = false;
+  if (const Status s = first_plan(a, fewest, chosen, &forced, why); s != Status::kOk || forced)
+    return s == Status::kOk ? scales(a, chosen->beta, ws, stream, out) : s;
+  const Plan first = *chosen;
+  Status s = scales(a, first.beta, ws, stream, out);
+  int spread = 0;
+  if (s == Status::kOk) s = read_spread(*out, stream, &spread);
+  if (s != Status::kOk) return s;
+  if (s = plan_for_spread(a, spread, chosen, why); s != Status::kOk || chosen->beta == first.beta) return s;
   const int64_t n = a.M + a.N;
   raise_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
       n, chosen->beta - first.beta, out->shiftA);

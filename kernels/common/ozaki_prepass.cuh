@@ -28,6 +28,34 @@ constexpr int kStatRows = kStatThreads / kWarpSize;  // stats_rows: one warp per
 constexpr int kStatChunk = 1024;                      // elements of a row per block (stats_rows) ...
 constexpr int kStatColChunk = 256;                    // ... and rows per block (stats_cols)
 
+// One thread's part of a line's statistics, merged over lanes (merge_lanes) and then blocks (stats_add).
+struct LineStats {
+  unsigned bits = 0;
+  double sum = 0;
+  int nnz = 0;
+  __device__ __forceinline__ void add(float v) {
+    const float x = fabsf(v);
+    bits = max(bits, __float_as_uint(x));
+    sum += double(x) * double(x);
+    nnz += x != 0.0f;
+  }
+  __device__ __forceinline__ void add(float4 v) {
+    add(v.x);
+    add(v.y);
+    add(v.z);
+    add(v.w);
+  }
+  // Merged with the lanes `lanes`, 2 lanes, ... kWarpSize / 2 lanes away: over the whole warp for 1,
+  // over the lanes that share lane % 8 for 8.
+  __device__ __forceinline__ void merge_lanes(int lanes) {
+    for (int o = kWarpSize / 2; o >= lanes; o >>= 1) {
+      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
+      sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
+    }
+  }
+};
+
 __device__ __forceinline__ void stats_add(Stats s, int64_t i, unsigned bits, double sum, int nnz) {
   if (nnz == 0 && bits == 0) return;
   atomicMax(s.max_bits + i, bits);
@@ -43,21 +71,10 @@ static __global__ void __launch_bounds__(kStatThreads) stats_rows(int64_t M, int
   const int64_t k0 = int64_t(blockIdx.x) * kStatChunk, kEnd = min(K, k0 + kStatChunk);
   for (int64_t row = int64_t(blockIdx.y) * kStatRows + threadIdx.x / kWarpSize; row < M;
        row += int64_t(gridDim.y) * kStatRows) {
-    unsigned bits = 0;
-    double sum = 0;
-    int nnz = 0;
-    for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) {
-      const float x = fabsf(X[row * ld + k]);
-      bits = max(bits, __float_as_uint(x));
-      sum += double(x) * double(x);
-      nnz += x != 0.0f;
-    }
-    for (int o = kWarpSize / 2; o > 0; o >>= 1) {
-      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
-      sum += __shfl_xor_sync(0xffffffffu, sum, o);
-      nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
-    }
-    if (lane == 0) stats_add(out, row, bits, sum, nnz);
+    LineStats st;
+    for (int64_t k = k0 + lane; k < kEnd; k += kWarpSize) st.add(X[row * ld + k]);
+    st.merge_lanes(1);
+    if (lane == 0) stats_add(out, row, st.bits, st.sum, st.nnz);
   }
 }
 
@@ -69,29 +86,22 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
   __shared__ double sSum[kStatRows][kWarpSize];
   __shared__ int sNnz[kStatRows][kWarpSize];
   const int64_t col = int64_t(blockIdx.x) * kWarpSize + threadIdx.x;
-  unsigned bits = 0;
-  double sum = 0;
-  int nnz = 0;
+  LineStats st;
   for (int64_t k0 = int64_t(blockIdx.y) * kStatColChunk; col < N && k0 < K; k0 += int64_t(gridDim.y) * kStatColChunk) {
     const int64_t kEnd = min(K, k0 + kStatColChunk);
-    for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) {
-      const float x = fabsf(X[k * ld + col]);
-      bits = max(bits, __float_as_uint(x));
-      sum += double(x) * double(x);
-      nnz += x != 0.0f;
-    }
+    for (int64_t k = k0 + threadIdx.y; k < kEnd; k += kStatRows) st.add(X[k * ld + col]);
   }
-  sBits[threadIdx.y][threadIdx.x] = bits;
-  sSum[threadIdx.y][threadIdx.x] = sum;
-  sNnz[threadIdx.y][threadIdx.x] = nnz;
+  sBits[threadIdx.y][threadIdx.x] = st.bits;
+  sSum[threadIdx.y][threadIdx.x] = st.sum;
+  sNnz[threadIdx.y][threadIdx.x] = st.nnz;
   __syncthreads();
   if (threadIdx.y != 0 || col >= N) return;
   for (int y = 1; y < kStatRows; ++y) {
-    bits = max(bits, sBits[y][threadIdx.x]);
-    sum += sSum[y][threadIdx.x];
-    nnz += sNnz[y][threadIdx.x];
+    st.bits = max(st.bits, sBits[y][threadIdx.x]);
+    st.sum += sSum[y][threadIdx.x];
+    st.nnz += sNnz[y][threadIdx.x];
   }
-  stats_add(out, col, bits, sum, nnz);
+  stats_add(out, col, st.bits, st.sum, st.nnz);
 }
 
 // How many more bits than uniform inputs need a row's (column's) integers keep: the rounding
@@ -121,20 +131,20 @@ __host__ __device__ __forceinline__ int spread_bits(double max_abs, int nonzeros
 // Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
 // |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. *spread becomes the largest
 // spread_bits() of any row or column.
+// One line's scale exponent from its statistics; *spread raised to its spread_bits() (nullptr: not).
+__device__ __forceinline__ int scale_of(unsigned max_bits, double sq_sum, int nonzeros, int beta, int* spread) {
+  const float mx = __uint_as_float(max_bits);
+  if (!(mx <= 3.402823466e38f)) return kNonFinite;
+  if (!(mx > 0.0f)) return 0;
+  int e;
+  frexpf(mx, &e);
+  if (spread != nullptr)
+    if (const int b = spread_bits(double(mx), nonzeros, sq_sum); b > 0) atomicMax(spread, b);
+  return beta - e;
+}
 static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ spread) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    const float mx = __uint_as_float(st.max_bits[i]);
-    int s = 0;
-    if (!(mx <= 3.402823466e38f)) {
-      s = kNonFinite;
-    } else if (mx > 0.0f) {
-      int e;
-      frexpf(mx, &e);
-      s = beta - e;
-      if (const int b = spread_bits(double(mx), st.nonzeros[i], st.sq_sum[i]); b > 0) atomicMax(spread, b);
-    }
-    shift[i] = s;
-  }
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    shift[i] = scale_of(st.max_bits[i], st.sq_sum[i], st.nonzeros[i], beta, spread);
 }
 
 // The scale exponents raised by `bits` once the plan keeps more bits than the first guess.
@@ -146,6 +156,21 @@ static __global__ void raise_scales(int64_t count, int bits, int* __restrict__ s
 // x scaled by 2^s and rounded to the nearest integer (|result| <= 2^beta); 0 in a non-finite row.
 __device__ __forceinline__ int to_int(float x, int s) {
   return s == kNonFinite ? 0 : __double2int_rn(scalbn(double(x), s));
+}
+
+// Four consecutive elements of a line scaled by 2^s: per modulus, their four residues, one byte each
+// (element e in byte e), as one word to store.
+template <int N>
+__device__ __forceinline__ void residue_words(float4 x, int s, unsigned (&out)[N]) {
+  const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int l = 0; l < N; ++l) out[l] = 0;
+#pragma unroll
+  for (int e = 0; e < kVecWidth; ++e) {
+    const int q = to_int(v[e], s);
+#pragma unroll
+    for (int l = 0; l < N; ++l) out[l] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * e);
+  }
 }
 
 constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
@@ -164,16 +189,8 @@ residues_rows(int M, int K, const float* __restrict__ X, int ld, const int* __re
   const int col = int(vec * kVecWidth);
   for (int64_t row = int64_t(blockIdx.y) * kResThreadsY + threadIdx.y; row < Mp;
        row += int64_t(gridDim.y) * kResThreadsY) {
-    const float4 x = load4_or_zero<kVec>(X + row * ld, col, K, row < M);
-    const int s = row < M ? shift[row] : 0;
-    const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
-    unsigned out[N] = {};  // per modulus: the four elements' residues, one byte each
-#pragma unroll
-    for (int e = 0; e < kVecWidth; ++e) {
-      const int q = to_int(v[e], s);
-#pragma unroll
-      for (int l = 0; l < N; ++l) out[l] |= unsigned(balance(q, modulus(l)) & 0xff) << (8 * e);
-    }
+    unsigned out[N];
+    residue_words<N>(load4_or_zero<kVec>(X + row * ld, col, K, row < M), row < M ? shift[row] : 0, out);
 #pragma unroll
     for (int l = 0; l < N; ++l) *reinterpret_cast<unsigned*>(res + (l * Mp + row) * Kp + col) = out[l];
   }

@@ -236,14 +236,24 @@ INSTANTIATE_TEST_SUITE_P(
                       OzakiCase{{128, 128, 16384}, harness::InputKind::kUniform}),
     ozaki_case_name);
 
-// A forced number of moduli (set_ozaki_moduli): rung 31 and the method on cuBLAS's INT8 GEMM run
-// every count of 4-8 within the bound of the bits it holds, the error falling as moduli are added,
-// on uniform inputs and on wide ones (E = 30), which the plan also runs, below cuBLAS's error; a
-// row with a spike the plan refuses; a rung with instances for 7 and 8 only refuses 5 with a reason.
+// A forced number of moduli (set_ozaki_moduli): every rung with instances for 4-8 moduli (31 and
+// the rungs above it in its track) and the method on cuBLAS's INT8 GEMM run every count within the
+// bound of the bits it holds, the error falling as moduli are added, on uniform inputs and on wide
+// ones (E = 30), which the plan also runs, below cuBLAS's error; a row with a spike the plan
+// refuses; a rung with instances for 7 and 8 only refuses 5 with a reason.
+static std::vector<int> rungs_from_four_moduli() {
+  std::vector<int> ids;
+  for (const Rung& r : registry())
+    if (std::string(r.precision.name) == find_rung(25)->precision.name && r.id >= 31) ids.push_back(r.id);
+  return ids;
+}
+
 TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
   struct Reset {
     ~Reset() { set_ozaki_moduli(0); }
   } reset;
+  const std::vector<int> ids = rungs_from_four_moduli();
+  ASSERT_FALSE(ids.empty());
   for (const harness::InputKind kind : {harness::InputKind::kUniform, harness::InputKind::kWide}) {
     ProblemSpec spec;
     spec.shape = {300, 260, 2000};
@@ -251,18 +261,21 @@ TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
     spec.wide_exponent = 30;
     harness::Problem p(spec);
     std::string why;
-    double last_rung = 1, last_method = 1;
+    std::vector<double> last_rung(ids.size(), 1.0);
+    double last_method = 1;
     for (int n = 4; n <= 8; ++n) {
       ASSERT_TRUE(set_ozaki_moduli(n));
-      p.reset_c(0);
-      const Status s = run(31, p.args(0), nullptr, &why);
-      if (s == Status::kArch) GTEST_SKIP() << why;
-      ASSERT_EQ(s, Status::kOk) << n << " moduli: " << why;
-      SGEMM_CUDA(cudaDeviceSynchronize());
-      const harness::VerifyResult rung = harness::verify(p, find_rung(31)->precision);
-      EXPECT_TRUE(rung.ok) << n << " moduli, rung 31: " << rung.summary();
-      EXPECT_LT(rung.rel_err, last_rung) << n << " moduli, rung 31";
-      last_rung = rung.rel_err;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        p.reset_c(0);
+        const Status s = run(ids[i], p.args(0), nullptr, &why);
+        if (s == Status::kArch) GTEST_SKIP() << why;
+        ASSERT_EQ(s, Status::kOk) << n << " moduli, rung " << ids[i] << ": " << why;
+        SGEMM_CUDA(cudaDeviceSynchronize());
+        const harness::VerifyResult rung = harness::verify(p, find_rung(ids[i])->precision);
+        EXPECT_TRUE(rung.ok) << n << " moduli, rung " << ids[i] << ": " << rung.summary();
+        EXPECT_LT(rung.rel_err, last_rung[i]) << n << " moduli, rung " << ids[i];
+        last_rung[i] = rung.rel_err;
+      }
       p.reset_c(0);
       ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << n << " moduli: " << why;
       SGEMM_CUDA(cudaDeviceSynchronize());
@@ -277,17 +290,86 @@ TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
     ASSERT_TRUE(set_ozaki_moduli(0));
     if (kind == harness::InputKind::kWide) {  // the plan takes E = 30 with the moduli it needs
       const double cublas_err = run_on(0, p).rel_err;
-      p.reset_c(0);
-      ASSERT_EQ(run(31, p.args(0), nullptr, &why), Status::kOk) << "the plan at E = 30: " << why;
-      SGEMM_CUDA(cudaDeviceSynchronize());
-      const harness::VerifyResult planned = harness::verify(p, find_rung(31)->precision);
-      EXPECT_TRUE(planned.ok) << planned.summary();
-      EXPECT_LE(planned.rel_err, cublas_err) << "the plan at E = 30 against cuBLAS SGEMM";
+      for (const int id : ids) {
+        p.reset_c(0);
+        ASSERT_EQ(run(id, p.args(0), nullptr, &why), Status::kOk) << "rung " << id << ", the plan at E = 30: " << why;
+        SGEMM_CUDA(cudaDeviceSynchronize());
+        const harness::VerifyResult planned = harness::verify(p, find_rung(id)->precision);
+        EXPECT_TRUE(planned.ok) << "rung " << id << ": " << planned.summary();
+        EXPECT_LE(planned.rel_err, cublas_err) << "rung " << id << ", the plan at E = 30 against cuBLAS SGEMM";
+      }
       spike_row(p);  // and refuses a row whose largest magnitude its moduli cannot hold
-      why.clear();   // sgemm::run writes its reason only where the caller's string is empty
-      EXPECT_EQ(run(31, p.args(0), nullptr, &why), Status::kUnsupported) << "a spiked row";
-      EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
+      for (const int id : ids) {
+        why.clear();  // sgemm::run writes its reason only where the caller's string is empty
+        EXPECT_EQ(run(id, p.args(0), nullptr, &why), Status::kUnsupported) << "rung " << id << ", a spiked row";
+        EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
+      }
       SGEMM_CUDA(cudaDeviceSynchronize());
+    }
+  }
+}
+
+// Rung 32's fused pre-pass writes the residues and scales rung 31's two passes write, so the two
+// rungs return the same C bit for bit (the plan, the scales and the integer products are the same,
+// and exact): in every layout (lines read along rows and down columns), with rows that are not
+// 16-byte aligned, on wide inputs (whose spread asks for more moduli than the fused pass started
+// with: the residues written again), past the fused pass's reach in K (rung 31's passes), with an
+// infinite entry, and under a forced count.
+TEST(FusedPrepass, SameResultAsRung31BitForBit) {
+  struct Reset {
+    ~Reset() { set_ozaki_moduli(0); }
+  } reset;
+  struct Case {
+    harness::Shape shape;
+    harness::InputKind kind;
+    bool inf;
+    int moduli;
+  };
+  auto laid = [](harness::Shape s, bool ta, bool tb) {
+    s.transa = ta;
+    s.transb = tb;
+    return s;
+  };
+  const harness::Shape base{300, 260, 2000};
+  const std::vector<Case> cases = {
+      {base, harness::InputKind::kUniform, false, 0},
+      {laid(base, true, false), harness::InputKind::kUniform, false, 0},
+      {laid(base, false, true), harness::InputKind::kNormal, false, 0},
+      {laid(base, true, true), harness::InputKind::kUniform, false, 0},
+      {{129, 67, 333, 335, 69, 70}, harness::InputKind::kNormal, false, 0},
+      {{1, 5, 7}, harness::InputKind::kUniform, false, 0},
+      {base, harness::InputKind::kWide, false, 0},
+      {laid(base, true, false), harness::InputKind::kWide, false, 0},
+      {{300, 260, 8192}, harness::InputKind::kUniform, false, 0},
+      {{64, 48, 30000}, harness::InputKind::kUniform, false, 0},
+      {base, harness::InputKind::kUniform, true, 0},
+      {laid(base, false, true), harness::InputKind::kUniform, false, 5},
+  };
+  for (const Case& c : cases) {
+    ProblemSpec spec;
+    spec.shape = c.shape;
+    spec.kind = c.kind;
+    spec.wide_exponent = 30;
+    harness::Problem p(spec);
+    if (c.inf) p.set_element('A', 7, 11, INFINITY);
+    ASSERT_TRUE(set_ozaki_moduli(c.moduli));
+    const std::string what = c.shape.str() + " " + harness::input_label(c.kind, spec.wide_exponent) +
+                             (c.inf ? " with an Inf" : "") + (c.moduli ? ", moduli forced" : "");
+    const GemmArgs a = p.args(0);
+    std::vector<std::vector<float>> out;
+    for (const int id : {31, 32}) {
+      p.reset_c(0);
+      std::string why;
+      const Status s = run(id, a, nullptr, &why);
+      if (s == Status::kArch) GTEST_SKIP() << why;
+      ASSERT_EQ(s, Status::kOk) << what << ", rung " << id << ": " << why;
+      out.emplace_back(size_t(a.ldc * a.M));
+      SGEMM_CUDA(cudaMemcpy(out.back().data(), a.C, out.back().size() * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)), 0) << what;
+    if (!c.inf) {  // and the result is verified (an Inf in A makes its row NaN for both)
+      const harness::VerifyResult v = harness::verify(p, find_rung(32)->precision);
+      EXPECT_TRUE(v.ok) << what << ": " << v.summary();
     }
   }
 }
