@@ -5,13 +5,15 @@
 // WHAT CHANGED: one kernel per operand gathers a line's statistics (largest magnitude, sum of
 //   squares, non-zeros), takes its scale and writes its residues, while the line waits in shared
 //   memory: a cluster of up to kMaxCluster blocks holds kFuseLines lines, each block a chunk of K,
-//   and the blocks add up their statistics through distributed shared memory. The moduli are the
-//   plan's for uniform inputs; inputs whose spread asks for more are written again (rung 31's pass).
+//   and the blocks add up their statistics through distributed shared memory. The residues come
+//   from the line scaled in FP32 and an unsigned remainder per modulus (residue_byte), about half
+//   the integer operations of ozaki::balance. The moduli are the plan's for uniform inputs; inputs
+//   whose spread asks for more are written again by rung 31's pass.
 // WHY: rung 31's pre-pass reads A and B twice, once for the statistics and once for the residues,
-//   in five launches before the host reads the spread back: the second read is HBM traffic the
-//   product does not need, part of the time rung 31's page counts outside the INT8 GEMMs.
-// PREDICTION: the second read gone: +3-4% of cuBLAS at 4096^3 and 8192^3 on the H100 (0.15-0.2 ms
-//   of HBM at ~3 TB/s), less on the H200 (faster HBM) and at 16384^3 (the GEMMs grow as K^3).
+//   in five launches before the host reads the spread back, and its residue kernels are bound by
+//   integer arithmetic, not by HBM (Nsight Compute; the page has the figures).
+// PREDICTION: the pre-pass at the pace of HBM, one read of A and B and one write of the residues:
+//   at 8192^3 half of rung 31's time in it, +5-7% of cuBLAS; less at 16384^3 (the GEMMs grow as K^3).
 // SHOW IT: build/release/bench/sgemm_bench --kernel 31,32 (needs an sm_90 GPU)
 //   python3 tools/sass_report.py --diff 31 32 && python3 tools/ncu_profile.py --kernel 32 --size 8192
 // PAGE: docs/rungs/32_fused_prepass.md (what was measured, and what it taught)
@@ -276,6 +278,38 @@ constexpr int kMaxCluster = 8;             // ... up to the portable cluster siz
 constexpr int kMaxFuseChunk = 3 * 1024;    // ... and this many k each (98 KB of shared memory)
 constexpr int kFusePad = 4;                // floats after each line: rows 16-byte aligned, lines 4 banks apart
 
+// The byte of the balanced residue of q modulo M (balance()'s), for |q| <= 2^30, in fewer
+// operations than balance() takes: q plus half plus a multiple of M above 2^30 is non-negative and
+// below 2^32, so its remainder comes from an unsigned division by a constant (a multiply-high and a
+// multiply-add, no fix-ups), minus half; for 256, q's own low byte.
+template <int M>
+__device__ __forceinline__ unsigned residue_byte(int q) {
+  if constexpr (M == 256) {
+    return unsigned(q) & 0xffu;
+  } else {
+    constexpr unsigned kHalf = M / 2;
+    constexpr unsigned kBias = kHalf + unsigned(M) * ((1u << 30) / unsigned(M) + 1u);
+    return ((unsigned(q) + kBias) % unsigned(M) - kHalf) & 0xffu;
+  }
+}
+template <int L, int NMod>
+__device__ __forceinline__ void add_residue_bytes(int q, int e, unsigned (&out)[NMod]) {
+  out[L] |= residue_byte<ozaki::modulus(L)>(q) << (8 * e);
+  if constexpr (L + 1 < NMod) add_residue_bytes<L + 1, NMod>(q, e, out);
+}
+// ozaki::residue_words with the scale 2^s as two FP32 factors, 2^(s - s/2) and 2^(s/2) (each within
+// FP32's exponents, and the product x 2^s exact: powers of two), p = 0 for a line with a NaN or an
+// Inf, and the residues by residue_byte: the same words in fewer operations.
+template <int NMod>
+__device__ __forceinline__ void fast_residue_words(float4 x, float p1, float p2, unsigned (&out)[NMod]) {
+  const float v[kVecWidth] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int l = 0; l < NMod; ++l) out[l] = 0;
+#pragma unroll
+  for (int e = 0; e < kVecWidth; ++e) add_residue_bytes<0, NMod>(p1 != 0.0f ? __float2int_rn(v[e] * p1 * p2) : 0, e, out);
+}
+__device__ __forceinline__ float pow2f(int e) { return __int_as_float((e + 127) << 23); }  // e in [-126, 127]
+
 // Lines [8y, 8y + 8) of X (L lines, K long, of which this block holds k in [chunk x, chunk x + chunk)
 // of the padded Kp): the block copies its chunk of each line into shared memory and gathers the
 // chunk's statistics, the cluster's blocks add them up (each reads the others' through distributed
@@ -293,7 +327,7 @@ sgemm_32_fused_prepass(int L, int K, const float* __restrict__ X, int ld, int ch
   __shared__ unsigned sBits[kFuseLines];
   __shared__ double sSum[kFuseLines];
   __shared__ int sNnz[kFuseLines];
-  __shared__ int sShift[kFuseLines];
+  __shared__ float sScale[kFuseLines][2];  // each line's 2^s as two factors (fast_residue_words)
   const int pitch = chunk + kFusePad;
   const int rank = int(cluster.block_rank()), blocks = int(cluster.num_blocks());
   const int k0 = rank * chunk;
@@ -350,14 +384,17 @@ sgemm_32_fused_prepass(int L, int K, const float* __restrict__ X, int ld, int ch
       const int64_t line = line0 + i;
       const int s = line < L ? ozaki::scale_of(all.bits, all.sum, all.nnz, beta, rank == 0 ? spread : nullptr) : 0;
       if (rank == 0 && line < L) shift[line] = s;
-      sShift[i] = s;
+      const int half = s >> 1;  // s - half and half both within [-126, 127]: s is in [beta - 128, beta + 148]
+      sScale[i][0] = s == ozaki::kNonFinite ? 0.0f : pow2f(s - half);
+      sScale[i][1] = pow2f(s == ozaki::kNonFinite ? 0 : half);
     }
-    cluster.sync();  // no block's statistics are read any more; sShift is written
+    cluster.sync();  // no block's statistics are read any more; sScale is written
     const int words = width / kVecWidth;  // per line: one word of four residues per modulus
     for (int w = threadIdx.x; w < kFuseLines * words; w += kFuseThreads) {
       const int i = w / words, j = w % words;
       unsigned out[NMod];
-      ozaki::residue_words<NMod>(*reinterpret_cast<const float4*>(sLines + i * pitch + j * kVecWidth), sShift[i], out);
+      fast_residue_words<NMod>(*reinterpret_cast<const float4*>(sLines + i * pitch + j * kVecWidth), sScale[i][0],
+                               sScale[i][1], out);
 #pragma unroll
       for (int l = 0; l < NMod; ++l)
         *reinterpret_cast<unsigned*>(res + (l * Lp + line0 + i) * Kp + k0 + j * kVecWidth) = out[l];
