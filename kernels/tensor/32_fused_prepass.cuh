@@ -308,6 +308,13 @@ __device__ __forceinline__ void fast_residue_words(float4 x, float p1, float p2,
 #pragma unroll
   for (int e = 0; e < kVecWidth; ++e) add_residue_bytes<0, NMod>(p1 != 0.0f ? __float2int_rn(v[e] * p1 * p2) : 0, e, out);
 }
+// A load that asks L2 to fetch the whole 128-byte line on a miss, not only the 32-byte sector:
+// the clusters of neighbouring columns read the rest of the line at about the same time.
+__device__ __forceinline__ float load_whole_line(const float* p) {
+  float v;
+  asm("ld.global.nc.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
 __device__ __forceinline__ float pow2f(int e) { return __int_as_float((e + 127) << 23); }  // e in [-126, 127]
 
 // Lines [8y, 8y + 8) of X (L lines, K long, of which this block holds k in [chunk x, chunk x + chunk)
@@ -361,7 +368,7 @@ sgemm_32_fused_prepass(int L, int K, const float* __restrict__ X, int ld, int ch
       const int64_t col = line0 + c;
 #pragma unroll 8
       for (int k = threadIdx.x / kFuseLines; k < width; k += kFuseThreads / kFuseLines) {
-        const float x = col < L && k0 + k < K ? X[int64_t(k0 + k) * ld + col] : 0.0f;
+        const float x = col < L && k0 + k < K ? load_whole_line(X + int64_t(k0 + k) * ld + col) : 0.0f;
         sLines[c * pitch + k] = x;
         st.add(x);
       }
