@@ -226,6 +226,14 @@ inline Status plan_for_spread(const GemmArgs& a, int spread, Plan* chosen, std::
   return Status::kOk;
 }
 
+// Every scale of sc (A's and B's, contiguous) raised by `bits`, once the plan keeps more bits than
+// the scales were taken for.
+inline Status raise_all_scales(const GemmArgs& a, const Scales& sc, int bits, cudaStream_t stream) {
+  const int64_t n = a.M + a.N;
+  raise_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(n, bits, sc.shiftA);
+  return launch_status();
+}
+
 // The plan a call starts from, before its inputs are read: under set_ozaki_moduli(n), n moduli and
 // every bit they hold (*forced), or kUnsupported where the rung has no instance for n (`fewest`: its
 // instances are fewest..kMaxModuli) or n cannot hold a sum of K products; otherwise plan(K).
@@ -268,10 +276,7 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
   if (s == Status::kOk) s = read_spread(*out, stream, &spread);
   if (s != Status::kOk) return s;
   if (s = plan_for_spread(a, spread, chosen, why); s != Status::kOk || chosen->beta == first.beta) return s;
-  const int64_t n = a.M + a.N;
-  raise_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(
-      n, chosen->beta - first.beta, out->shiftA);
-  return launch_status();
+  return raise_all_scales(a, *out, chosen->beta - first.beta, stream);
 }
 
 }  // namespace sgemm::ozaki

@@ -536,13 +536,15 @@ Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* re
 // time); rows longer than fuse_chunk() allows take rung 31's two passes from the start.
 Status plan_and_residues(const GemmArgs& a, void* ws, signed char* res, int64_t Mp, int64_t Np, int64_t Kp,
                          cudaStream_t stream, ozaki::Plan* plan, ozaki::Scales* sc, std::string* why) {
-  const int chunk = fuse_chunk(Kp);
-  if (chunk == 0) {
-    const Status s = ozaki::checked_scales(a, ws, stream, sc, plan, why, kFewestModuli);
-    if (s != Status::kOk) return s;
+  auto two_passes = [&] {  // rung 31's residue pass, for plan->moduli
     return ozaki::with_moduli<kFewestModuli>(plan->moduli, [&](auto n) {
       return ozaki::residues<decltype(n)::value>(a, *sc, res, Mp, res + decltype(n)::value * Mp * Kp, Np, Kp, stream);
     });
+  };
+  const int chunk = fuse_chunk(Kp);
+  if (chunk == 0) {
+    const Status s = ozaki::checked_scales(a, ws, stream, sc, plan, why, kFewestModuli);
+    return s != Status::kOk ? s : two_passes();
   }
   bool forced = false;
   if (const Status s = ozaki::first_plan(a, kFewestModuli, plan, &forced, why); s != Status::kOk) return s;
@@ -556,13 +558,8 @@ Status plan_and_residues(const GemmArgs& a, void* ws, signed char* res, int64_t 
   int spread = 0;
   if (s = ozaki::read_spread(*sc, stream, &spread); s != Status::kOk) return s;
   if (s = ozaki::plan_for_spread(a, spread, plan, why); s != Status::kOk || plan->moduli == first.moduli) return s;
-  const int64_t n = a.M + a.N;
-  ozaki::raise_scales<<<ozaki::scale_blocks(n), ozaki::kScaleThreads, 0, stream>>>(n, plan->beta - first.beta,
-                                                                                  sc->shiftA);
-  s = launch_status();
-  return s != Status::kOk ? s : ozaki::with_moduli<kFewestModuli>(plan->moduli, [&](auto n) {
-    return ozaki::residues<decltype(n)::value>(a, *sc, res, Mp, res + decltype(n)::value * Mp * Kp, Np, Kp, stream);
-  });
+  s = ozaki::raise_all_scales(a, *sc, plan->beta - first.beta, stream);
+  return s != Status::kOk ? s : two_passes();
 }
 #endif
 
