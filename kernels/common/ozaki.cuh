@@ -132,8 +132,8 @@ inline Status scales(const GemmArgs& a, int beta, void* ws, cudaStream_t stream,
   const Stats st = stats_in(ws, a.M, a.N);
   *out = scales_in(ws, a.M, a.N);
   if (cudaMemsetAsync(ws, 0, stats_bytes(a.M, a.N), stream) != cudaSuccess) return launch_status();
-  const Stats sa = st, sb{st.max_bits + a.M, st.sq_sum + a.M, st.nonzeros + a.M};
-  Status s = line_stats(a.A, a.lda, !a.transa, a.M, a.K, sa, stream);
+  const Stats sb{st.max_bits + a.M, st.sq_sum + a.M, st.nonzeros + a.M};  // B's lines after A's
+  Status s = line_stats(a.A, a.lda, !a.transa, a.M, a.K, st, stream);
   if (const Status t = line_stats(a.B, a.ldb, a.transb, a.N, a.K, sb, stream); s == Status::kOk) s = t;
   const int64_t n = a.M + a.N;
   finish_scales<<<scale_blocks(n), kScaleThreads, 0, stream>>>(n, st, beta, out->shiftA, out->spread);

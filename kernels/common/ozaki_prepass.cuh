@@ -128,10 +128,9 @@ __host__ __device__ __forceinline__ int spread_bits(double max_abs, int nonzeros
   return e;
 }
 
-// Scale exponents from the statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1), so that
-// |x| 2^s < 2^beta; kNonFinite for a row with a NaN or an Inf. *spread becomes the largest
-// spread_bits() of any row or column.
-// One line's scale exponent from its statistics; *spread raised to its spread_bits() (nullptr: not).
+// One line's scale exponent from its statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1),
+// so that |x| 2^s < 2^beta; kNonFinite for a line with a NaN or an Inf. *spread is raised to the
+// line's spread_bits() (spread nullptr: not).
 __device__ __forceinline__ int scale_of(unsigned max_bits, double sq_sum, int nonzeros, int beta, int* spread) {
   const float mx = __uint_as_float(max_bits);
   if (!(mx <= 3.402823466e38f)) return kNonFinite;
@@ -142,6 +141,7 @@ __device__ __forceinline__ int scale_of(unsigned max_bits, double sq_sum, int no
     if (const int b = spread_bits(double(mx), nonzeros, sq_sum); b > 0) atomicMax(spread, b);
   return beta - e;
 }
+// The scale exponents of every line; *spread becomes the largest spread_bits() of any row or column.
 static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ spread) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
     shift[i] = scale_of(st.max_bits[i], st.sq_sum[i], st.nonzeros[i], beta, spread);
