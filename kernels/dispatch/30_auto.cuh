@@ -208,27 +208,35 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 // The GEMVs launch early from sm_90 on (launch_early): their kernels warm L2, then wait for the
 // launch before them before they read (gemv_overlap).
 // The grid is the model's (gemv_grid); with K split over blocks, gemv_scratch's partials and tickets.
-template <int MT>
-Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  constexpr int CT = gemv_cols<MT>(), kWarps = gemv_warps<MT, CT>();
+template <int MT, int V>
+Status launch_gemv_rows_v(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  constexpr int CT = gemv_cols<MT, V>(), kWarps = gemv_warps<MT, CT * V>();
   KernelInfo info;
-  if (const Status s = prepare(sgemm_30_gemv<MT, CT, kGemvRound>, kWarps * kWarpSize, 0, &info, why); s != Status::kOk)
+  if (const Status s = prepare(sgemm_30_gemv<MT, CT, V, kGemvRound>, kWarps * kWarpSize, 0, &info, why);
+      s != Status::kOk)
     return s;
-  const GemvGrid gg = gemv_grid(a, info, kWarps, kWarpSize * CT, kGemvChunk);
+  const GemvGrid gg = gemv_grid(a, info, kWarps, kWarpSize * CT * V, kGemvChunk);
   const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits));
   GemvScratch sc;
   Status s = gemv_scratch(a, grid.x, grid.y, stream, &sc);
   if (s == Status::kOk) {
-    // Deep rounds where the rows allow them and no SM gets a second block (kGemvRound), else 8 rows.
-    constexpr int kDeep = MT <= kGemvDeepMaxRows ? kGemvDeepRound : kGemvRound;
+    // Deep rounds where the rows allow them and no SM gets a second block (kGemvRound), else 8 rows;
+    // 128-bit loads never (their 8 rows already hold 32 floats a lane in flight).
+    constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : kGemvRound;
     const bool deep = int64_t(grid.x) * grid.y <= info.sms;
-    auto kernel = deep ? sgemm_30_gemv<MT, CT, kDeep> : sgemm_30_gemv<MT, CT, kGemvRound>;
+    auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, kGemvRound>;
     s = launch_early(kernel, grid, dim3(gg.warps * kWarpSize), 0, info.cc_major >= 9, stream, a.M, a.N, a.K, a.alpha,
                      a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W, sc.tickets);
   }
   if (sc.ws != nullptr)
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;
+}
+// B's rows 16-byte aligned: 128-bit loads of four adjacent columns a lane; else scalar ones.
+template <int MT>
+Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+  return rows_aligned_all(a.B, a.ldb, a.strideB, 1) ? launch_gemv_rows_v<MT, kVecWidth>(a, stream, why)
+                                                    : launch_gemv_rows_v<MT, 1>(a, stream, why);
 }
 
 // op(B) = B^T: warps in groups of `split` per CT columns, product blockIdx.y of a batch (at most

@@ -19,10 +19,11 @@ constexpr int kGemvDeepRound = kGemvChunk;
 constexpr int kGemvDeepMaxRows = 4;
 static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGemvChunk % kGemvDeepRound == 0,
               "rounds of whole float4 A reads, a whole number of them a chunk");
-// Columns of C a lane computes, 32 apart (coalesced 128-byte rows, any alignment): two at 9-16
-// rows, where one shared-memory read of A feeds 8 FFMAs, not 4 (fewer rows want warps, more registers).
-template <int MT>
-constexpr int gemv_cols() { return MT > 8 && MT <= 16 ? 2 : 1; }
+// Groups of V adjacent columns of C a lane computes, 32 V apart (coalesced rows): with scalar
+// accesses (V = 1, any alignment) two at 9-16 rows, where one shared-memory read of A feeds 8 FFMAs,
+// not 4 (fewer rows want warps, more registers); with 128-bit loads (V = 4) one, already 4 columns.
+template <int MT, int V>
+constexpr int gemv_cols() { return V > 1 ? 1 : MT > 8 && MT <= 16 ? 2 : 1; }
 // Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
 // 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
 template <int MT, int CT>
@@ -41,29 +42,44 @@ __device__ __forceinline__ void gemv_overlap(const float* first) {
 #endif
 }
 
-// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT columns (zero past
-// `steps` unless kFull, zero in a column outside C).
-template <int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_round(float (&v)[CT][R], const float* b, int ldb, int j, int steps,
-                                           const bool (&col_ok)[CT]) {
+// One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT x V columns (zero past
+// `steps` unless kFull, zero in a column outside C). V = 4: a lane's columns four adjacent ones, one
+// 128-bit load (B's rows 16-byte aligned); `left[c]`: the columns of C from the lane's c-th group on.
+template <int CT, int V, int R, bool kFull>
+__device__ __forceinline__ void gemv_round(float (&v)[CT * V][R], const float* b, int ldb, int j, int steps,
+                                           const int (&left)[CT]) {
 #pragma unroll
   for (int u = 0; u < R; ++u)
 #pragma unroll
-    for (int c = 0; c < CT; ++c)
-      v[c][u] = (col_ok[c] && (kFull || j + u < steps)) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
+    for (int c = 0; c < CT; ++c) {
+      const float* p = b + int64_t(j + u) * ldb + c * kWarpSize * V;
+      const bool row = kFull || j + u < steps;
+      if constexpr (V == kVecWidth) {
+        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (row && left[c] >= kVecWidth) x = load_f4(p);
+        else if (row && left[c] > 0) {
+          x.x = p[0];
+          if (left[c] > 1) x.y = p[1];
+          if (left[c] > 2) x.z = p[2];
+        }
+        v[c * V][u] = x.x, v[c * V + 1][u] = x.y, v[c * V + 2][u] = x.z, v[c * V + 3][u] = x.w;
+      } else {
+        v[c][u] = (row && left[c] > 0) ? *p : 0.0f;
+      }
+    }
 }
 
 // One chunk of a warp: k steps [kc, kc + steps) of the lane's columns into acc (kFull: steps = 32).
 // op(A)'s values (element (m, k) at A + m sm + k sk) are staged in sA (one k per lane), loaded beside
 // B's first round; then B is read in rounds of R rows and A as float4 broadcasts: one shared-memory
 // read feeds 4 x CT FFMAs.
-template <int MT, int CT, int R, bool kFull>
-__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT][kGemvChunk], const float* A, int sm,
-                                           int sk, int M, int kc, int steps, const float* b, int ldb,
-                                           const bool (&col_ok)[CT]) {
+template <int MT, int CT, int V, int R, bool kFull>
+__device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)[MT][kGemvChunk], const float* A,
+                                           int sm, int sk, int M, int kc, int steps, const float* b, int ldb,
+                                           const int (&left)[CT]) {
   const int lane = threadIdx.x % kWarpSize;
-  float v[CT][R];
-  gemv_round<CT, R, kFull>(v, b, ldb, 0, steps, col_ok);
+  float v[CT * V][R];
+  gemv_round<CT, V, R, kFull>(v, b, ldb, 0, steps, left);
   float a[MT];
 #pragma unroll
   for (int m = 0; m < MT; ++m)
@@ -74,14 +90,14 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
 #pragma unroll
   for (int j = 0; j < kGemvChunk; j += R) {
     if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<CT, R, kFull>(v, b, ldb, j, steps, col_ok);
+    if (j > 0) gemv_round<CT, V, R, kFull>(v, b, ldb, j, steps, left);
 #pragma unroll
     for (int u = 0; u < R; u += kVecWidth)
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         const float4 a4 = load_f4(&sA[m][j + u]);
 #pragma unroll
-        for (int c = 0; c < CT; ++c) {
+        for (int c = 0; c < CT * V; ++c) {
           acc[m][c] += a4.x * v[c][u];
           acc[m][c] += a4.y * v[c][u + 1];
           acc[m][c] += a4.z * v[c][u + 2];
@@ -92,23 +108,27 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT], float (&sA)[MT]
   __syncwarp();  // the next chunk overwrites sA
 }
 
-// C (M x N, M <= MT) = alpha * op(A) * B + beta * C (+ bias), CT columns of C a lane, 32 apart
-// (op(A) = A^T: transa, A is K x M). Block (x, y)
-// covers 32 x CT columns and K range y of gridDim.y, split among its warps, each walking its part
-// in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp order;
-// with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block of a
-// column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
-// the next launch. Deterministic; scalar accesses: any leading dimension, any 4-byte-aligned pointer.
-template <int MT, int CT, int R>
-__global__ void __launch_bounds__(gemv_warps<MT, CT>() * kWarpSize)
+// C (M x N, M <= MT) = alpha * op(A) * B + beta * C (+ bias), CT groups of V adjacent columns of C a
+// lane, the groups 32 V apart (op(A) = A^T: transa, A is K x M): V = 1, scalar accesses (any leading
+// dimension, any 4-byte-aligned pointer); V = 4, 128-bit loads of B (rows 16-byte aligned). Block
+// (x, y) covers 32 x CT x V columns and K range y of gridDim.y, split among its warps, each walking
+// its part in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp
+// order; with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block
+// of a column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
+// the next launch. Deterministic.
+template <int MT, int CT, int V, int R>
+__global__ void __launch_bounds__(gemv_warps<MT, CT * V>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
               float beta, float* C, int ldc, const float* bias, int kPerBlock, float* W, unsigned* tickets) {
-  __shared__ __align__(16) float sWarp[gemv_warps<MT, CT>()][MT][kGemvChunk];  // per warp: A's values, then its sums
+  constexpr int kSlots = CT * V;  // accumulators a row
+  __shared__ __align__(16) float sWarp[gemv_warps<MT, kSlots>()][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col0 = blockIdx.x * kWarpSize * CT + lane;  // the lane's columns: col0 + 32 c
-  bool col_ok[CT];
+  const int col0 = blockIdx.x * kWarpSize * kSlots + lane * V;  // the lane's columns: col0 + 32 V c + e, e < V
+  int left[CT];
 #pragma unroll
-  for (int c = 0; c < CT; ++c) col_ok[c] = col0 + c * kWarpSize < N;
+  for (int c = 0; c < CT; ++c) left[c] = N - (col0 + c * kWarpSize * V);
+  auto column = [&](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
+  auto slot_ok = [&](int slot) { return left[slot / V] > slot % V; };
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   // No warming here: the prefetch's address alone costs this kernel a register it does not have at
   // 1024 threads (ptxas spills).
@@ -116,30 +136,31 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
-  float acc[MT][CT] = {};
+  float acc[MT][kSlots] = {};
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
     const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col0;
     const int sm = transa ? 1 : lda, sk = transa ? lda : 1;  // op(A)'s element (m, k) at A + m sm + k sk
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
-    else gemv_chunk<MT, CT, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, col_ok);
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, V, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left);
+    else gemv_chunk<MT, CT, V, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left);
   }
   auto warp_sum = [&](int m) {
     float sum = 0.0f;
     for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
-  // The block's sums, a column of each lane's at a time: use(col, m, sum) for this thread's rows m.
-  // A warp's slice of sWarp is its own until the first __syncthreads (its chunks end in __syncwarp).
+  // The block's sums, one accumulator slot of each lane's at a time: use(col, m, sum) for this
+  // thread's rows m. A warp's slice of sWarp is its own until the first __syncthreads (its chunks end
+  // in __syncwarp).
   auto column_sums = [&](auto&& use) {
 #pragma unroll
-    for (int c = 0; c < CT; ++c) {
+    for (int j = 0; j < kSlots; ++j) {
 #pragma unroll
-      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][c];
+      for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][j];
       __syncthreads();
-      if (col_ok[c])
-        for (int m = warp; m < M; m += warps) use(col0 + c * kWarpSize, m, warp_sum(m));
-      if (c + 1 < CT) __syncthreads();  // before the next column's sums overwrite these
+      if (slot_ok(j))
+        for (int m = warp; m < M; m += warps) use(column(j), m, warp_sum(m));
+      if (j + 1 < kSlots) __syncthreads();  // before the next slot's sums overwrite these
     }
   };
   if (gridDim.y == 1) {
@@ -159,9 +180,9 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   if (!last) return;
   if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
 #pragma unroll
-  for (int c = 0; c < CT; ++c) {
-    if (!col_ok[c]) continue;
-    const int col = col0 + c * kWarpSize;
+  for (int j = 0; j < kSlots; ++j) {
+    if (!slot_ok(j)) continue;
+    const int col = column(j);
     for (int m = warp; m < M; m += warps) {
       float sum = 0.0f;
 #pragma unroll 8

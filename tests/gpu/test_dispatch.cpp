@@ -171,6 +171,21 @@ TEST(Dispatch, SanitizerRaggedEveryCandidate) {
                         {3, 130, 300, 300, 132, 130}, {200, 300, 264, 264, 300, 301}, {70, 520, 131, 131, 520, 523}});
 }
 
+// The rows GEMV (op(B) = B) under compute-sanitizer in every row group, with B's rows 16-byte aligned
+// (128-bit loads of four adjacent columns a lane; N not a multiple of 4: the last lane's group cut
+// short) and not (a float at a time), K in one block and split over blocks, with a bias.
+TEST(Dispatch, SanitizerRaggedGemvRows) {
+  std::vector<harness::Shape> shapes;
+  for (const int64_t M : {1, 2, 3, 4, 7, 9, 16, 17, 32})
+    for (harness::Shape s : std::vector<harness::Shape>{{M, 133, 70, 0, 136, 0}, {M, 1030, 2100, 0, 1032, 0},
+                                                         {M, 4095, 900, 0, 4096, 0}, {M, 258, 1500},
+                                                         {M, 131, 333, 0, 0, 135}}) {
+      s.bias = M % 2 == 1;
+      shapes.push_back(harness::with_default_ld(s));
+    }
+  check_candidate(candidate("gemv"), shapes);
+}
+
 // The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
 // pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps.
 TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
