@@ -208,23 +208,31 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 // The GEMVs launch early from sm_90 on (launch_early): their kernels warm L2, then wait for the
 // launch before them before they read (gemv_overlap).
 // The grid is the model's (gemv_grid); with K split over blocks, gemv_scratch's partials and tickets.
+// V = 4 (128-bit loads) reads 4 columns a lane in rounds of 4 rows at 1-4 rows of C (8 would spill
+// at 64 registers a thread) and 8 past that; V = 1 as the kernel's comment above says.
 template <int MT, int V>
-Status launch_gemv_rows_v(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+constexpr int gemv_round_rows() { return V > 1 && MT <= kGemvDeepMaxRows ? kVecWidth : kGemvRound; }
+template <int MT, int V>
+Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::string* why) {
   constexpr int CT = gemv_cols<MT, V>(), kWarps = gemv_warps<MT, CT * V>();
-  KernelInfo info;
-  if (const Status s = prepare(sgemm_30_gemv<MT, CT, V, kGemvRound>, kWarps * kWarpSize, 0, &info, why);
+  if (const Status s = prepare(sgemm_30_gemv<MT, CT, V, gemv_round_rows<MT, V>()>, kWarps * kWarpSize, 0, info, why);
       s != Status::kOk)
     return s;
-  const GemvGrid gg = gemv_grid(a, info, kWarps, kWarpSize * CT * V, kGemvChunk);
+  *g = gemv_grid(a, *info, kWarps, kWarpSize * CT * V, kGemvChunk);
+  return Status::kOk;
+}
+template <int MT, int V>
+Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvGrid& gg, cudaStream_t stream,
+                          std::string* why) {
+  constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
   const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits));
   GemvScratch sc;
   Status s = gemv_scratch(a, grid.x, grid.y, stream, &sc);
   if (s == Status::kOk) {
-    // Deep rounds where the rows allow them and no SM gets a second block (kGemvRound), else 8 rows;
-    // 128-bit loads never (their 8 rows already hold 32 floats a lane in flight).
-    constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : kGemvRound;
+    // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
+    constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
     const bool deep = int64_t(grid.x) * grid.y <= info.sms;
-    auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, kGemvRound>;
+    auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
     s = launch_early(kernel, grid, dim3(gg.warps * kWarpSize), 0, info.cc_major >= 9, stream, a.M, a.N, a.K, a.alpha,
                      a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W, sc.tickets);
   }
@@ -232,11 +240,39 @@ Status launch_gemv_rows_v(const GemmArgs& a, cudaStream_t stream, std::string* w
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;
 }
-// B's rows 16-byte aligned: 128-bit loads of four adjacent columns a lane; else scalar ones.
+// 128-bit loads of four adjacent columns a lane where B's rows are 16-byte aligned and the column
+// blocks alone (4 x fewer) still give every SM its warps: K not split over blocks. Where they would
+// split K, scalar columns (4 x the column blocks): a split's partials and its last block's sums cost
+// more than wider loads gain (measured: docs/rungs/30_auto.md). *V: the columns a lane.
+template <int MT>
+Status gemv_rows_plan(const GemmArgs& a, int* V, KernelInfo* info, GemvGrid* gg, std::string* why) {
+  if (rows_aligned_all(a.B, a.ldb, a.strideB, 1)) {
+    if (const Status s = gemv_grid_of<MT, kVecWidth>(a, info, gg, why); s != Status::kOk) return s;
+    *V = kVecWidth;
+    if (gg->splits == 1) return Status::kOk;
+  }
+  *V = 1;
+  return gemv_grid_of<MT, 1>(a, info, gg, why);
+}
 template <int MT>
 Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return rows_aligned_all(a.B, a.ldb, a.strideB, 1) ? launch_gemv_rows_v<MT, kVecWidth>(a, stream, why)
-                                                    : launch_gemv_rows_v<MT, 1>(a, stream, why);
+  KernelInfo info;
+  GemvGrid gg;
+  int V = 1;
+  if (const Status s = gemv_rows_plan<MT>(a, &V, &info, &gg, why); s != Status::kOk) return s;
+  return V == kVecWidth ? launch_gemv_rows_v<MT, kVecWidth>(a, info, gg, stream, why)
+                        : launch_gemv_rows_v<MT, 1>(a, info, gg, stream, why);
+}
+int gemv_lane_columns(const GemmArgs& a) {
+  if (gemv_form(a) != GemvForm::kRows) return 0;
+  using Plan = Status (*)(const GemmArgs&, int*, KernelInfo*, GemvGrid*, std::string*);
+  constexpr Plan kPlans[kGemvGroups] = {&gemv_rows_plan<1>, &gemv_rows_plan<2>, &gemv_rows_plan<4>,
+                                        &gemv_rows_plan<8>, &gemv_rows_plan<16>, &gemv_rows_plan<kGemvMaxRows>};
+  KernelInfo info;
+  GemvGrid gg;
+  int V = 0;
+  std::string why;
+  return kPlans[gemv_group(a.M)](a, &V, &info, &gg, &why) == Status::kOk ? V : 0;
 }
 
 // op(B) = B^T: warps in groups of `split` per CT columns, product blockIdx.y of a batch (at most

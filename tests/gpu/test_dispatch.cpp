@@ -179,10 +179,19 @@ TEST(Dispatch, SanitizerRaggedGemvRows) {
   for (const int64_t M : {1, 2, 3, 4, 7, 9, 16, 17, 32})
     for (harness::Shape s : std::vector<harness::Shape>{{M, 133, 70, 0, 136, 0}, {M, 1030, 2100, 0, 1032, 0},
                                                          {M, 4095, 900, 0, 4096, 0}, {M, 258, 1500},
-                                                         {M, 131, 333, 0, 0, 135}}) {
+                                                         {M, 131, 333, 0, 0, 135}, {M, 33001, 1100, 0, 33004, 0}}) {
       s.bias = M % 2 == 1;
       shapes.push_back(harness::with_default_ld(s));
     }
+  // The wide one takes 128-bit loads in every row group (its column blocks fill the GPU unsplit), an
+  // unaligned B scalar ones.
+  for (const harness::Shape& s : shapes) {
+    harness::ProblemSpec spec;
+    spec.shape = s;
+    harness::Problem p(spec);
+    if (s.N == 33001) EXPECT_EQ(rung30::gemv_lane_columns(p.args(0)), 4) << s.str();
+    if (s.ldb == 258) EXPECT_EQ(rung30::gemv_lane_columns(p.args(0)), 1) << s.str();
+  }
   check_candidate(candidate("gemv"), shapes);
 }
 
