@@ -240,16 +240,19 @@ Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvG
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;
 }
-// 128-bit loads of four adjacent columns a lane where B's rows are 16-byte aligned and the column
-// blocks alone (4 x fewer) still give every SM its warps: K not split over blocks. Where they would
-// split K, scalar columns (4 x the column blocks): a split's partials and its last block's sums cost
-// more than wider loads gain (measured: docs/rungs/30_auto.md). *V: the columns a lane.
+// 128-bit loads of four adjacent columns a lane where B's rows are 16-byte aligned, the column
+// blocks alone (4 x fewer) still give every SM its warps (K not split over blocks: a split's partials
+// and its last block's sums cost more than wider loads gain), and the 4 x MT accumulators leave an
+// SM at least 16 warps (at 16-32 rows they leave one block of 8, too few loads in flight); else
+// scalar columns. Measured: docs/rungs/30_auto.md. *V: the columns a lane.
+constexpr int kGemvVecMinWarps = 16;
 template <int MT>
 Status gemv_rows_plan(const GemmArgs& a, int* V, KernelInfo* info, GemvGrid* gg, std::string* why) {
   if (rows_aligned_all(a.B, a.ldb, a.strideB, 1)) {
     if (const Status s = gemv_grid_of<MT, kVecWidth>(a, info, gg, why); s != Status::kOk) return s;
     *V = kVecWidth;
-    if (gg->splits == 1) return Status::kOk;
+    constexpr int kWarps = gemv_warps<MT, gemv_cols<MT, kVecWidth>() * kVecWidth>();
+    if (gg->splits == 1 && info->blocks_per_sm * kWarps >= kGemvVecMinWarps) return Status::kOk;
   }
   *V = 1;
   return gemv_grid_of<MT, 1>(a, info, gg, why);

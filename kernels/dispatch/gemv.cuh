@@ -44,10 +44,12 @@ __device__ __forceinline__ void gemv_overlap(const float* first) {
 
 // One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT x V columns (zero past
 // `steps` unless kFull, zero in a column outside C). V = 4: a lane's columns four adjacent ones, one
-// 128-bit load (B's rows 16-byte aligned); `left[c]`: the columns of C from the lane's c-th group on.
+// 128-bit load (B's rows 16-byte aligned), `left[c]` the columns of C from the lane's c-th group on;
+// V = 1: `col_ok[c]`, the column lies in C (a predicate: an int kept for the test instead cost the
+// one-row kernel 14 registers, and with them its second block of 1024 threads an SM).
 template <int CT, int V, int R, bool kFull>
 __device__ __forceinline__ void gemv_round(float (&v)[CT * V][R], const float* b, int ldb, int j, int steps,
-                                           const int (&left)[CT]) {
+                                           const int (&left)[CT], const bool (&col_ok)[CT]) {
 #pragma unroll
   for (int u = 0; u < R; ++u)
 #pragma unroll
@@ -64,7 +66,7 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT * V][R], const float* b
         }
         v[c * V][u] = x.x, v[c * V + 1][u] = x.y, v[c * V + 2][u] = x.z, v[c * V + 3][u] = x.w;
       } else {
-        v[c][u] = (row && left[c] > 0) ? *p : 0.0f;
+        v[c][u] = (col_ok[c] && row) ? b[int64_t(j + u) * ldb + c * kWarpSize] : 0.0f;
       }
     }
 }
@@ -76,10 +78,10 @@ __device__ __forceinline__ void gemv_round(float (&v)[CT * V][R], const float* b
 template <int MT, int CT, int V, int R, bool kFull>
 __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)[MT][kGemvChunk], const float* A,
                                            int sm, int sk, int M, int kc, int steps, const float* b, int ldb,
-                                           const int (&left)[CT]) {
+                                           const int (&left)[CT], const bool (&col_ok)[CT]) {
   const int lane = threadIdx.x % kWarpSize;
   float v[CT * V][R];
-  gemv_round<CT, V, R, kFull>(v, b, ldb, 0, steps, left);
+  gemv_round<CT, V, R, kFull>(v, b, ldb, 0, steps, left, col_ok);
   float a[MT];
 #pragma unroll
   for (int m = 0; m < MT; ++m)
@@ -90,7 +92,7 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)
 #pragma unroll
   for (int j = 0; j < kGemvChunk; j += R) {
     if (!kFull && j >= steps) break;
-    if (j > 0) gemv_round<CT, V, R, kFull>(v, b, ldb, j, steps, left);
+    if (j > 0) gemv_round<CT, V, R, kFull>(v, b, ldb, j, steps, left, col_ok);
 #pragma unroll
     for (int u = 0; u < R; u += kVecWidth)
 #pragma unroll
@@ -127,8 +129,10 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   int left[CT];
 #pragma unroll
   for (int c = 0; c < CT; ++c) left[c] = N - (col0 + c * kWarpSize * V);
-  auto column = [&](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
-  auto slot_ok = [&](int slot) { return left[slot / V] > slot % V; };
+  bool col_ok[CT];  // the group's first column lies in C
+#pragma unroll
+  for (int c = 0; c < CT; ++c) col_ok[c] = left[c] > 0;
+  auto column = [col0](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   // No warming here: the prefetch's address alone costs this kernel a register it does not have at
   // 1024 threads (ptxas spills).
@@ -141,8 +145,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
     const int steps = min(kGemvChunk, k1 - kc);
     const float* b = B + int64_t(kc) * ldb + col0;
     const int sm = transa ? 1 : lda, sk = transa ? lda : 1;  // op(A)'s element (m, k) at A + m sm + k sk
-    if (steps == kGemvChunk) gemv_chunk<MT, CT, V, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left);
-    else gemv_chunk<MT, CT, V, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left);
+    if (steps == kGemvChunk) gemv_chunk<MT, CT, V, R, true>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left, col_ok);
+    else gemv_chunk<MT, CT, V, R, false>(acc, sA, A, sm, sk, M, kc, steps, b, ldb, left, col_ok);
   }
   auto warp_sum = [&](int m) {
     float sum = 0.0f;
@@ -158,7 +162,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
 #pragma unroll
       for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][j];
       __syncthreads();
-      if (slot_ok(j))
+      if (V == 1 ? col_ok[j] : left[j / V] > j % V)
         for (int m = warp; m < M; m += warps) use(column(j), m, warp_sum(m));
       if (j + 1 < kSlots) __syncthreads();  // before the next slot's sums overwrite these
     }
@@ -181,7 +185,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
 #pragma unroll
   for (int j = 0; j < kSlots; ++j) {
-    if (!slot_ok(j)) continue;
+    if (V == 1 ? !col_ok[j] : left[j / V] <= j % V) continue;
     const int col = column(j);
     for (int m = warp; m < M; m += warps) {
       float sum = 0.0f;
