@@ -350,8 +350,11 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   // small enough for the instruction cache (a whole 32-step slab of 8x16 outer products is 70 KB
   // of SASS). KU == BK unrolls a whole slab.
   constexpr int kChunks = Cfg::kChunks;
+  // A K tail's last slab runs only the chunks that hold its k steps: the zero-filled rest adds
+  // nothing (at K = 131, 17 chunks of 8 steps instead of 20).
+  const int chunks = (kTiles - 1) * kChunks + ceil_div(g.K - (kTiles - 1) * Cfg::BK, Cfg::KU);
 #pragma unroll 1
-  for (int chunk = 0; chunk < kTiles * kChunks; ++chunk) {
+  for (int chunk = 0; chunk < chunks; ++chunk) {
     const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
     const Stage<Cfg> st = stage(kt);
     // A K-contiguous B: piece c of slab kt+1, copied to the staging slots a slab ago, read back four
@@ -392,6 +395,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     }
   }
   cp_async_wait<0>();
+  if (chunks < kTiles * kChunks) __syncthreads();  // the skipped slab end's: every warp has left the stages
   if (u.finish == stream_k::Finish::kPublish) return stream_k::publish<Cfg::kThreads>(rAcc, parts, u.block);
   if (u.finish == stream_k::Finish::kFixUp) stream_k::add_partials<Cfg::kThreads>(rAcc, parts, u.block, u.lastHelper);
 
