@@ -5,7 +5,8 @@
 //   (dispatch/gemv.cuh) and the library's repack (sgemm::repack, api/pack.cu), and picks per call.
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:
-//   (1) GEMV for M <= 32, B read once, K split over warps and blocks (op(B) = B^T, M <= 16: a warp
+//   (1) GEMV for M <= 32, B read once (128-bit columns where its rows are aligned, 1-8 rows, K
+//   whole), K split over warps and blocks (op(B) = B^T, M <= 16: a warp
 //   per column, along K; N <= 16 with a tall A: the same for C^T); (2) the capstone's kernel
 //   with tiles 64x256, 32x256, 128x64, 64x64, each with its stream-K plan, and 64x64 in
 //   16-deep slabs for K <= 16; (3) split-K on the

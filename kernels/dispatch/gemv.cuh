@@ -13,7 +13,9 @@ constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages a
 // Rows of B a lane loads before it uses them (a round): 8, or a whole chunk of 32 (deep rounds:
 // more bytes in flight) at 1-4 rows of C where the grid leaves every SM one block at most, whose
 // waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
-// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md).
+// registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md). With
+// 128-bit columns (V = 4, below) a round is 4 rows at 1-4 rows of C (8 would spill at 64 registers)
+// and 8 past that (30_auto.cuh: gemv_round_rows).
 constexpr int kGemvRound = 8;
 constexpr int kGemvDeepRound = kGemvChunk;
 constexpr int kGemvDeepMaxRows = 4;
@@ -24,8 +26,9 @@ static_assert(kGemvRound % kVecWidth == 0 && kGemvChunk % kGemvRound == 0 && kGe
 // not 4 (fewer rows want warps, more registers); with 128-bit loads (V = 4) one, already 4 columns.
 template <int MT, int V>
 constexpr int gemv_cols() { return V > 1 ? 1 : MT > 8 && MT <= 16 ? 2 : 1; }
-// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (registers: 64,
-// 128 or 255 a thread) and a warp's staged A values (at most 32 KiB of shared memory a block) allow.
+// Warps of a GEMV block (splitting its K range): as many as MT x CT accumulators (CT: a lane's
+// columns, V included; registers: 64, 128 or 255 a thread) and a warp's staged A values (at most
+// 32 KiB of shared memory a block) allow.
 template <int MT, int CT>
 constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
 
