@@ -214,8 +214,10 @@ Status launch_split_k(const GemmArgs& a, cudaStream_t stream, std::string* why) 
 template <int MT, int V>
 constexpr int gemv_round_rows() { return V > 1 && MT <= kGemvDeepMaxRows ? kVecWidth : kGemvRound; }
 template <int MT, int V>
+constexpr int gemv_block_warps() { return gemv_warps<MT, gemv_cols<MT, V>() * V>(); }
+template <int MT, int V>
 Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::string* why) {
-  constexpr int CT = gemv_cols<MT, V>(), kWarps = gemv_warps<MT, CT * V>();
+  constexpr int CT = gemv_cols<MT, V>(), kWarps = gemv_block_warps<MT, V>();
   if (const Status s = prepare(sgemm_30_gemv<MT, CT, V, gemv_round_rows<MT, V>()>, kWarps * kWarpSize, 0, info, why);
       s != Status::kOk)
     return s;
@@ -252,8 +254,8 @@ Status gemv_rows_plan(const GemmArgs& a, int* V, KernelInfo* info, GemvGrid* gg,
   if (rows_aligned_all(a.B, a.ldb, a.strideB, 1)) {
     if (const Status s = gemv_grid_of<MT, kVecWidth>(a, info, gg, why); s != Status::kOk) return s;
     *V = kVecWidth;
-    constexpr int kWarps = gemv_warps<MT, gemv_cols<MT, kVecWidth>() * kVecWidth>();
-    if (gg->splits == 1 && info->blocks_per_sm * kWarps >= kGemvVecMinWarps) return Status::kOk;
+    if (gg->splits == 1 && info->blocks_per_sm * gemv_block_warps<MT, kVecWidth>() >= kGemvVecMinWarps)
+      return Status::kOk;
   }
   *V = 1;
   return gemv_grid_of<MT, 1>(a, info, gg, why);

@@ -136,6 +136,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
 #pragma unroll
   for (int c = 0; c < CT; ++c) col_ok[c] = left[c] > 0;
   auto column = [col0](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
+  auto slot_ok = [&](int slot) { return V == 1 ? col_ok[slot] : left[slot / V] > slot % V; };  // its column lies in C
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   // No warming here: the prefetch's address alone costs this kernel a register it does not have at
   // 1024 threads (ptxas spills).
@@ -165,7 +166,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
 #pragma unroll
       for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][j];
       __syncthreads();
-      if (V == 1 ? col_ok[j] : left[j / V] > j % V)
+      if (slot_ok(j))
         for (int m = warp; m < M; m += warps) use(column(j), m, warp_sum(m));
       if (j + 1 < kSlots) __syncthreads();  // before the next slot's sums overwrite these
     }
@@ -188,7 +189,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   if (threadIdx.x == 0) tickets[blockIdx.x] = 0;  // every block has taken its ticket: zero for the next launch
 #pragma unroll
   for (int j = 0; j < kSlots; ++j) {
-    if (V == 1 ? !col_ok[j] : left[j / V] <= j % V) continue;
+    if (!slot_ok(j)) continue;
     const int col = column(j);
     for (int m = warp; m < M; m += warps) {
       float sum = 0.0f;
