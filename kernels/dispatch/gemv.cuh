@@ -211,12 +211,28 @@ constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
 // Warps that split one column group's K range (1, 2, 4 or 8): enough that each SM keeps many rows of
 // B in flight where N is small beside K (a decode step's down projection, 2048 columns of 5632 floats:
 // with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM, far from the memory's
-// speed; rung 30's page has the measurement), few enough that each warp still walks 4 k steps of
-// 128 floats.
-inline int gemv_t_split(int64_t K) {
+// speed; rung 30's page has the measurement), few enough that each warp still walks `steps` k steps
+// of 128 floats: 4 with single-float loads, 8 with 128-bit ones (kVec). Those stream past L1
+// (load4_stream), which then keeps op(A)'s rows: every block reads them once for its K range, so
+// fewer blocks a column group read them fewer times.
+inline int gemv_t_split(int64_t K, bool vec) {
+  const int steps = vec ? 8 : 4;
   int split = 1;
-  while (split < kGemvTWarps && K >= int64_t(split) * 2 * 4 * kVecWidth * kWarpSize) split *= 2;
+  while (split < kGemvTWarps && K >= int64_t(split) * 2 * steps * kVecWidth * kWarpSize) split *= 2;
   return split;
+}
+
+// Four floats of a row that streams (read once, by one warp): one 128-bit load that does not
+// allocate its line in L1 (ld.global.nc.L1::no_allocate; the row is only read while the kernel runs),
+// so that L1 keeps what every warp re-reads. Zero outside the row, element-wise at its end.
+template <bool kVec>
+__device__ __forceinline__ float4 load4_stream(const float* row, int col, int ncols, bool row_ok) {
+  if (!kVec || !row_ok || col + kVecWidth > ncols) return load4_or_zero<kVec>(row, col, ncols, row_ok);
+  float4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(row + col));
+  return v;
 }
 
 // How the kernel below reads its few rows (element (m, k) at S + m sm + k sk): one float at a time
@@ -251,7 +267,7 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // byte of B once), keep MT x CT partial dot products and add them across the warp with shuffles; the
 // group's warps add theirs through shared memory. op(A)'s rows (element (m, k) at A + m sm + k sk)
 // are read by every warp, from L1, as `small` says (GemvSmall). kVec: B's rows 16-byte aligned
-// (128-bit loads); otherwise single floats.
+// (128-bit loads that skip L1: load4_stream); otherwise single floats.
 // kSwap, the narrow-N form: the same walk computes C^T = op(B)^T op(A)^T for a tall M and an N of at
 // most MT. The caller passes op(B)^T as the few rows (M = its N, A = its B) and its A, stored M x K,
 // as the many (N = its M, B = its A); each sum goes to C^T's element, that is C[n ldc + m], with the
@@ -297,7 +313,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     for (int k = kVecWidth * (part * kWarpSize + lane); k < K; k += step) {
       float4 b[CT];
 #pragma unroll
-      for (int c = 0; c < CT; ++c) b[c] = load4_or_zero<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
+      for (int c = 0; c < CT; ++c) b[c] = load4_stream<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
       if constexpr (kKMajor()) {
 #pragma unroll
         for (int q = 0; q < MT; q += kVecWidth) {
