@@ -213,12 +213,15 @@ constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
 // with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM, far from the memory's
 // speed; rung 30's page has the measurement), few enough that each warp still walks `steps` k steps
 // of 128 floats: 4 with single-float loads, 8 with 128-bit ones (kVec). Those stream past L1
-// (load4_stream), which then keeps op(A)'s rows: every block reads them once for its K range, so
-// fewer blocks a column group read them fewer times.
-inline int gemv_t_split(int64_t K, bool vec) {
+// (load4_stream), which then keeps op(A)'s rows, and every block reads those MT rows from L2 once,
+// over the whole of K, for the kGemvTWarps / split x CT rows of B it streams: at most twice B's
+// bytes (split x MT <= 2 kGemvTWarps CT), or L2 rather than the memory sets the pace.
+inline int gemv_t_split(int64_t K, bool vec, int MT, int CT) {
   const int steps = vec ? 8 : 4;
   int split = 1;
-  while (split < kGemvTWarps && K >= int64_t(split) * 2 * steps * kVecWidth * kWarpSize) split *= 2;
+  while (split < kGemvTWarps && K >= int64_t(split) * 2 * steps * kVecWidth * kWarpSize &&
+         2 * split * MT <= 2 * kGemvTWarps * CT)
+    split *= 2;
   return split;
 }
 
