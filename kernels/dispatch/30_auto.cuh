@@ -326,7 +326,7 @@ Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* w
   auto kernel = vec ? sgemm_30_gemv_t<MT, CT, true, kSwap> : sgemm_30_gemv_t<MT, CT, false, kSwap>;
   KernelInfo info;
   if (const Status s = prepare(kernel, kGemvTWarps * kWarpSize, 0, &info, why); s != Status::kOk) return s;
-  const int split = gemv_t_split(a.K, vec, MT, CT), groups = kGemvTWarps / split;
+  const int split = gemv_t_split(a.K, vec, MT, CT, kGemvTWarps), groups = kGemvTWarps / split;
   Status s = Status::kOk;
   for (int64_t z = 0; z < a.batch && s == Status::kOk; z += 65535) {
     const dim3 grid(unsigned(ceil_div64(many, int64_t(groups) * CT)), unsigned(std::min<int64_t>(a.batch - z, 65535)));

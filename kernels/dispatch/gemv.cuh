@@ -208,22 +208,8 @@ constexpr int kGemvTWarps = 8;  // warps of a block: column groups of CT columns
 // op(A)'s rows (MT float4s a lane and k step) stay few beside B's (CT float4s).
 template <int MT>
 constexpr int gemv_t_cols() { return MT <= 4 ? 1 : MT <= 8 ? 2 : 4; }
-// Warps that split one column group's K range (1, 2, 4 or 8): enough that each SM keeps many rows of
-// B in flight where N is small beside K (a decode step's down projection, 2048 columns of 5632 floats:
-// with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM, far from the memory's
-// speed; rung 30's page has the measurement), few enough that each warp still walks `steps` k steps
-// of 128 floats: 4 with single-float loads, 8 with 128-bit ones (kVec). Those stream past L1
-// (load4_stream), which then keeps op(A)'s rows, and every block reads those MT rows from L2 once,
-// over the whole of K, for the kGemvTWarps / split x CT rows of B it streams: at most twice B's
-// bytes (split x MT <= 2 kGemvTWarps CT), or L2 rather than the memory sets the pace.
-inline int gemv_t_split(int64_t K, bool vec, int MT, int CT) {
-  const int steps = vec ? 8 : 4;
-  int split = 1;
-  while (split < kGemvTWarps && K >= int64_t(split) * 2 * steps * kVecWidth * kWarpSize &&
-         2 * split * MT <= 2 * kGemvTWarps * CT)
-    split *= 2;
-  return split;
-}
+// How many of a block's warps split one column group's K range: gemv_t_split (dispatch/model.cpp,
+// host code: the launch asks it, the CPU tests check its bounds).
 
 // Four floats of a row that streams (read once, by one warp): one 128-bit load that does not
 // allocate its line in L1 (ld.global.nc.L1::no_allocate; the row is only read while the kernel runs),

@@ -125,6 +125,14 @@ int gemv_group(int64_t M) {
 }
 static_assert(kGemvMaxRows == 1 << (kGemvGroups - 1), "the last row group is the GEMV's most rows");
 
+int gemv_t_split(int64_t K, bool vec, int MT, int CT, int warps) {
+  constexpr int kSpan = 4 * 32;  // floats a warp's k step covers: a float4 a lane
+  const int steps = vec ? 8 : 4;
+  int split = 1;
+  while (split < warps && K >= int64_t(split) * 2 * steps * kSpan && 2 * split * MT <= 2 * warps * CT) split *= 2;
+  return split;
+}
+
 GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int cols, int chunk) {
   constexpr int kWarpsPerSm = 32;
   GemvGrid g;

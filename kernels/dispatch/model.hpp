@@ -180,6 +180,17 @@ struct GemvGrid {
 };
 GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int cols, int chunk);
 
+// The transposed-B GEMV (op(B) = B^T, and the narrow-N form): how many of a block's `warps` warps
+// split one column group's K range (1, 2, 4, ... up to `warps`). Enough that each SM keeps many rows
+// of B in flight where N is small beside K (a decode step's down projection, 2048 columns of 5632
+// floats: with one warp a group, 128 blocks of 8 warps held 16 KiB in flight an SM, far from the
+// memory's speed; rung 30's page has the measurement). Few enough that each warp still walks 8 k
+// steps of 128 floats with 128-bit loads (`vec`), 4 with single floats; and that a block's reads of
+// the MT few rows from L2, once over the whole of K (B's rows stream past L1, which keeps those),
+// stay within twice the bytes of the warps / split x CT rows of B it streams:
+// split x MT <= 2 x warps x CT, or L2 rather than the memory sets the pace.
+int gemv_t_split(int64_t K, bool vec, int MT, int CT, int warps);
+
 // The fraction of BM x BN tiles' slabs that check bounds: every slab of the last row and column of
 // tiles where they pass M or N, and where K is not a whole number of BK slabs (BK 0: not asked) the
 // last slab of every other tile.

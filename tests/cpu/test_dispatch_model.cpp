@@ -218,3 +218,30 @@ TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {
 }
 
 }  // namespace
+
+// The transposed-B GEMV's K split (gemv_t_split): a power of two up to the block's warps; each warp
+// still walks 8 k steps of 128 floats (128-bit loads) or 4 (single floats); a block's reads of the
+// few rows from L2 stay within twice the bytes of B it streams; and the split is the largest that
+// keeps all three (doubling it would break one).
+TEST(DispatchModelOnCpu, GemvTSplitKeepsWalksLongAndL2ReadsBounded) {
+  constexpr int kWarps = 8, kSpan = 128;
+  for (const auto& [MT, CT] : {std::pair{1, 1}, {2, 1}, {4, 1}, {8, 2}, {16, 4}})
+    for (const bool vec : {false, true})
+      for (int64_t K = 1; K <= 65536; K = K * 3 / 2 + 1) {
+        const int steps = vec ? 8 : 4;
+        const int s = gemv_t_split(K, vec, MT, CT, kWarps);
+        SCOPED_TRACE("MT " + std::to_string(MT) + " vec " + std::to_string(vec) + " K " + std::to_string(K));
+        ASSERT_TRUE(s >= 1 && s <= kWarps && (s & (s - 1)) == 0);
+        if (s > 1) {
+          EXPECT_GE(K, int64_t(s) * steps * kSpan);   // every warp walks its steps
+          EXPECT_LE(s * MT, 2 * kWarps * CT);          // L2 reads of op(A) <= 2 x B's bytes
+        }
+        const bool wider = 2 * s <= kWarps && K >= int64_t(2 * s) * steps * kSpan && 2 * s * MT <= 2 * kWarps * CT;
+        EXPECT_FALSE(wider);  // the largest such split
+      }
+  // Measured points (rung 30's page): 8192x16x8192 splits over 4 warps, not 8; a 4096-deep decode row over 4.
+  EXPECT_EQ(gemv_t_split(8192, true, 16, 4, kWarps), 4);
+  EXPECT_EQ(gemv_t_split(4096, true, 1, 1, kWarps), 4);
+  EXPECT_EQ(gemv_t_split(1024, true, 16, 4, kWarps), 1);
+  EXPECT_EQ(gemv_t_split(4096, false, 1, 1, kWarps), 8);
+}
