@@ -217,7 +217,6 @@ TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {
   EXPECT_GT(predict_ns(kRepack, odd, d, k), predict_ns(t.inner, t.repacked, d, k));
 }
 
-}  // namespace
 
 // The transposed-B GEMV's K split (gemv_t_split): a power of two up to the block's warps; each warp
 // still walks 8 k steps of 128 floats (128-bit loads) or 4 (single floats); a block's reads of the
@@ -245,3 +244,5 @@ TEST(DispatchModelOnCpu, GemvTSplitKeepsWalksLongAndL2ReadsBounded) {
   EXPECT_EQ(gemv_t_split(1024, true, 16, 4, kWarps), 1);
   EXPECT_EQ(gemv_t_split(4096, false, 1, 1, kWarps), 8);
 }
+
+}  // namespace
