@@ -678,7 +678,8 @@ def suite_section(r, tag: str, suite) -> list[str]:
         return []
     geo = res.geomean(pcts)
     low = [n for n, row in mine.items() if row.pct < 90]
-    lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, {len(rows)} shapes): geometric mean "
+    lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, commit "
+             f"`{suite.context.get('sgemm_ladder_git', '?')}`, {len(rows)} shapes): geometric mean "
              f"{num(geo, 1)}% of cuBLAS cold; lowest {min(pcts):.1f}% "
              f"({min(mine, key=lambda n: mine[n].pct)}); below 90%: {len(low)} shapes"
              f"{' (' + ', '.join(low) + ')' if low else ''}; "
