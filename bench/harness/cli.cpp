@@ -297,6 +297,39 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
   return out;
 }
 
+std::string shape_or_name_list_problem(const std::string& text, const std::string& suite) {
+  std::vector<SuiteLine> lines;
+  try {
+    lines = read_suite(suite);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  for (const std::string& item : split(text, ',')) {
+    if (item.empty()) return "empty item in '" + text + "'";
+    if (item == "all" || shape_problem(item, 1).empty()) continue;
+    if (std::none_of(lines.begin(), lines.end(), [&](const SuiteLine& l) { return l.shape.name == item; })) {
+      std::string names;
+      for (const SuiteLine& l : lines) names += (names.empty() ? "" : ", ") + l.shape.name;
+      return "'" + item + "' is neither MxNxK (sizes >= 1) nor a shape of the suite '" + suite + "' (" + names + ")";
+    }
+  }
+  return "";
+}
+
+std::vector<Shape> resolve_shape_list(const std::string& text, const std::string& suite) {
+  const std::vector<SuiteLine> lines = read_suite(suite);
+  std::vector<Shape> out;
+  for (const std::string& item : split(text, ',')) {
+    if (shape_problem(item, 1).empty()) {
+      out.push_back(parse_shape_list(item).front());
+      continue;
+    }
+    for (const SuiteLine& l : lines)
+      if (item == "all" || l.shape.name == item) out.push_back(l.shape);
+  }
+  return out;
+}
+
 // Words of `text` in lines of at most `width` characters (a longer word gets a line of its own).
 std::vector<std::string> wrap_words(const std::string& text, size_t width) {
   std::vector<std::string> lines{""};

@@ -33,5 +33,11 @@ std::vector<int64_t> parse_size_list(const std::string& text);  // of a text siz
 // The same for comma-separated MxNxK shapes (dense rows), every size an integer >= `min`.
 std::string shape_list_problem(const std::string& text, int64_t min = 0);
 std::vector<Shape> parse_shape_list(const std::string& text);  // of a text shape_list_problem accepts
+// Shapes named by a comma-separated list (sgemm_autotune --dispatch-explain): each item MxNxK (dense
+// rows, NN), the name of a line of the workload suite `suite` (bench/<suite>.txt, or a file), which
+// brings that line's leading dimensions, layout, batch and bias, or `all`, every line of the suite.
+// "" when `text` is such a list, else why not (an unknown name: the problem lists the suite's names).
+std::string shape_or_name_list_problem(const std::string& text, const std::string& suite);
+std::vector<Shape> resolve_shape_list(const std::string& text, const std::string& suite);  // of an accepted text
 
 }  // namespace sgemm::harness

@@ -76,6 +76,33 @@ TEST(Cli, WorkloadSuite) {
   EXPECT_EQ(parse({"--suite", "workloads", "--size", "64"}).exit_code, kExitUsage);
 }
 
+// sgemm_autotune --dispatch-explain names its shapes as MxNxK or by a suite line's name (which brings
+// that line's leading dimensions, layout, batch and bias), or all of a suite's.
+TEST(Cli, ShapesByDimensionsOrBySuiteName) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_named_shapes.txt";
+  std::ofstream(path) << "# two lines\nodd_k 4095 1001 127 128 1004 1001\nboth_t 999 1537 513 layout=tt batch=3 bias\n";
+  const std::string suite = path.string();
+  EXPECT_EQ(shape_or_name_list_problem("odd_k,64x32x16,both_t", suite), "");
+  const std::vector<Shape> s = resolve_shape_list("odd_k,64x32x16,both_t", suite);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].name, "odd_k");
+  EXPECT_EQ(std::vector<int64_t>({s[0].M, s[0].N, s[0].K, s[0].lda, s[0].ldb, s[0].ldc}),
+            std::vector<int64_t>({4095, 1001, 127, 128, 1004, 1001}));
+  EXPECT_FALSE(s[0].transa || s[0].transb || s[0].bias);
+  EXPECT_EQ(std::vector<int64_t>({s[1].M, s[1].N, s[1].K, s[1].lda}), std::vector<int64_t>({64, 32, 16, 0}));
+  EXPECT_TRUE(s[2].transa && s[2].transb && s[2].bias);
+  EXPECT_EQ(s[2].batch, 3);
+  EXPECT_EQ(resolve_shape_list("all", suite).size(), 2u);
+  // Every line of the project's own suite, as sgemm_bench --suite reads it.
+  EXPECT_EQ(resolve_shape_list("all", "workloads").size(), parse({"--suite", "workloads"}).options.shapes.size());
+  const std::string unknown = shape_or_name_list_problem("odd_k,no_such", suite);
+  EXPECT_NE(unknown.find("'no_such'"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("odd_k, both_t"), std::string::npos) << "names the suite's shapes: " << unknown;
+  for (const char* bad : {"", "odd_k,", "0x4x4", "4x4"}) EXPECT_NE(shape_or_name_list_problem(bad, suite), "") << bad;
+  EXPECT_NE(shape_or_name_list_problem("odd_k", "no_such_suite"), "");
+  std::filesystem::remove(path);
+}
+
 // A suite line may fix its own layout, batch and bias; the command line's apply to the other lines.
 TEST(Cli, SuiteLinesCarryTheirOwnLayoutBatchAndBias) {
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_tokens.txt";

@@ -313,7 +313,8 @@ int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::
     spec.shape = harness::with_default_ld(shape);
     harness::Problem p(spec);
     const size_t chosen = rung30::choose(p.args(0), false);
-    std::printf("%s: the model picks %s\n  %-14s %12s %12s %8s\n", spec.shape.str().c_str(), rung30::candidate_name(int(chosen)),
+    const std::string named = shape.name.empty() ? spec.shape.str() : shape.name + " (" + spec.shape.str() + ")";
+    std::printf("%s: the model picks %s\n  %-14s %12s %12s %8s\n", named.c_str(), rung30::candidate_name(int(chosen)),
                 "candidate", "predicted us", "measured us", "error");
     for (int c = 0; c < rung30::candidate_count(); ++c) {
       if (!rung30::model_terms(c, p.args(0)).runs) {

@@ -184,11 +184,14 @@ int main(int argc, char** argv) {
   app.add_flag("--dispatch", dispatch,
                "measure the dispatch rung's model constants instead and write kernels/tuned/dispatch_sm_<arch>.cuh "
                "(or --out; --json for the measurements)");
-  std::string explain;
+  std::string explain, explain_suite = "workloads";
   app.add_option("--dispatch-explain", explain,
-                 "for each shape MxNxK (comma-separated), print every dispatch candidate's predicted and measured "
-                 "time and the one the model picks; writes nothing")
-      ->check(CLI::Validator([](std::string& t) { return harness::shape_list_problem(t, 1); }, ""));
+                 "for each shape (comma-separated: MxNxK, the name of a line of --dispatch-suite with its leading "
+                 "dimensions, layout, batch and bias, or all of them: all), print every dispatch candidate's "
+                 "predicted and measured time and the one the model picks; writes nothing");
+  app.add_option("--dispatch-suite", explain_suite,
+                 "the workload suite whose shapes --dispatch-explain names: bench/NAME.txt or a file (default "
+                 "workloads)");
   app.add_option("--only", only,
                  "time only these tiles, as the tuner prints them (e.g. 64x256x32_32x128_8x16_s2_u8): a "
                  "comparison, which writes no header unless --out is given")
@@ -200,6 +203,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sgemm_autotune: error: %s\n", e.what());
     return 2;
   }
+  if (!explain.empty())
+    if (const std::string p = harness::shape_or_name_list_problem(explain, explain_suite); !p.empty()) {
+      std::fprintf(stderr, "sgemm_autotune: error: --dispatch-explain: %s\n", p.c_str());
+      return 2;
+    }
   for (int r : rungs)
     if (std::find(tunable_rungs().begin(), tunable_rungs().end(), r) == tunable_rungs().end()) {
       std::fprintf(stderr, "sgemm_autotune: error: rung %d is not tunable (8, 9, 10 are)\n", r);
@@ -216,7 +224,7 @@ int main(int argc, char** argv) {
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
     cudaStream_t stream;  // every mode times its launches on this stream
     SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    if (!explain.empty()) return explain_dispatch(dev, harness::parse_shape_list(explain), stream);
+    if (!explain.empty()) return explain_dispatch(dev, harness::resolve_shape_list(explain, explain_suite), stream);
     if (dispatch) {
       std::printf("sgemm_autotune --dispatch on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
       return calibrate_dispatch(dev, out.empty() ? kernels_dir + "/tuned/dispatch_" + arch + ".cuh" : out, json,
