@@ -297,16 +297,18 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
   return out;
 }
 
+// The suite is read only where an item names a shape (plain MxNxK lists need no source tree).
 std::string shape_or_name_list_problem(const std::string& text, const std::string& suite) {
   std::vector<SuiteLine> lines;
-  try {
-    lines = read_suite(suite);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
   for (const std::string& item : split(text, ',')) {
     if (item.empty()) return "empty item in '" + text + "'";
-    if (item == "all" || shape_problem(item, 1).empty()) continue;
+    if (shape_problem(item, 1).empty()) continue;
+    try {
+      if (lines.empty()) lines = read_suite(suite);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    if (item == "all") continue;
     if (std::none_of(lines.begin(), lines.end(), [&](const SuiteLine& l) { return l.shape.name == item; })) {
       std::string names;
       for (const SuiteLine& l : lines) names += (names.empty() ? "" : ", ") + l.shape.name;
@@ -317,13 +319,14 @@ std::string shape_or_name_list_problem(const std::string& text, const std::strin
 }
 
 std::vector<Shape> resolve_shape_list(const std::string& text, const std::string& suite) {
-  const std::vector<SuiteLine> lines = read_suite(suite);
+  std::vector<SuiteLine> lines;
   std::vector<Shape> out;
   for (const std::string& item : split(text, ',')) {
     if (shape_problem(item, 1).empty()) {
       out.push_back(parse_shape_list(item).front());
       continue;
     }
+    if (lines.empty()) lines = read_suite(suite);
     for (const SuiteLine& l : lines)
       if (item == "all" || l.shape.name == item) out.push_back(l.shape);
   }

@@ -100,6 +100,9 @@ TEST(Cli, ShapesByDimensionsOrBySuiteName) {
   EXPECT_NE(unknown.find("odd_k, both_t"), std::string::npos) << "names the suite's shapes: " << unknown;
   for (const char* bad : {"", "odd_k,", "0x4x4", "4x4"}) EXPECT_NE(shape_or_name_list_problem(bad, suite), "") << bad;
   EXPECT_NE(shape_or_name_list_problem("odd_k", "no_such_suite"), "");
+  // Dimensions alone need no suite (an installed tool has no source tree to read one from).
+  EXPECT_EQ(shape_or_name_list_problem("64x32x16,8x8x8", "no_such_suite"), "");
+  EXPECT_EQ(resolve_shape_list("64x32x16,8x8x8", "no_such_suite").size(), 2u);
   std::filesystem::remove(path);
 }
 
