@@ -629,18 +629,13 @@ def moduli_fit_line(cells: dict, groups) -> list[str]:
     return out + [""] if out else []
 
 
-def suite_rows(results, rung_id: int) -> dict:
-    """A suite's rows of one rung, by shape name (the part of the row name after the slug)."""
-    return {row.name.split("/")[1]: row for row in results.rows if row.rung == rung_id}
-
-
 def suite_section(r, tag: str, suite) -> list[str]:
     """The dispatch rung's page: every shape of the workload suite, the kernel the model chose, its
     speed against cuBLAS cold and hot (and against the DRAM peak where M <= 16), the model's predicted
     time against the measured one, and the summary the issue asks for."""
     top = capstone(sgemm_ladder.rungs())
     capstone_id = top.id if top is not None and any(row.rung == top.id for row in suite.rows) else None
-    mine, cap = suite_rows(suite, r.id), suite_rows(suite, capstone_id) if capstone_id is not None else {}
+    mine, cap = suite.by_name(r.id), suite.by_name(capstone_id) if capstone_id is not None else {}
     hot = any(row.pct_hot is not None for row in mine.values())
     model = any(row.predicted_ms is not None for row in mine.values())
     head = ["shape", "M x N x K", "kernel chosen", "GFLOP/s", "% of cuBLAS [95% interval]"]
@@ -706,7 +701,7 @@ def suite_section(r, tag: str, suite) -> list[str]:
         lines += [f"Decode 1 x 4096 x 4096: {decode.ms * 1e3:.1f} µs (launch included, as every row) against "
                   f"{floor_ms * 1e3:.1f} µs to read B once at the device memory's peak bandwidth "
                   f"({peak:,.0f} GB/s): {100 * floor_ms / decode.ms:.0f}% of that bound"
-                  + (f"; cuBLAS {100 * floor_ms / base.ms:.0f}%" if (base := suite_rows(suite, 0).get(
+                  + (f"; cuBLAS {100 * floor_ms / base.ms:.0f}%" if (base := suite.by_name(0).get(
                       next(n for n, x in mine.items() if x is decode))) is not None else "") + ".", ""]
     return lines + table(head, rows) + [""]
 

@@ -30,11 +30,6 @@ from sgemm_tools_common import ToolError, UsageError, results  # noqa: E402
 PROG = "suite_diff"
 
 
-def rows_of(run: results.Results, rung: int) -> dict:
-    """The rung's rows of a suite run by shape name (the part of the row name after the slug)."""
-    return {row.name.split("/")[1]: row for row in run.rows if row.rung == rung and "/" in row.name}
-
-
 def summary(rows: dict, tiny: int, below: float) -> dict:
     """Geometric means of % of cuBLAS (cold, hot; all shapes and those not tiny) and the count of
     shapes below `below`, cold and hot. None where no row has the figure."""
@@ -71,7 +66,7 @@ def fmt(x: float | None, digits: int = 1) -> str:
 
 def report(old_run: results.Results, new_run: results.Results, rung: int = 30, tiny: int = 256,
            below: float = 90.0, moved: float = 4.0) -> str:
-    old, new = rows_of(old_run, rung), rows_of(new_run, rung)
+    old, new = old_run.by_name(rung), new_run.by_name(rung)
     if not old or not new:
         which = old_run.path if not old else new_run.path
         raise ToolError(f"{which}: no rows of rung {rung} (run it with --kernel {rung} --suite ...)")

@@ -248,6 +248,10 @@ class Results:
         """The row of `rung` at M x N x K in a layout, batch and bias (sgemm_bench's general entry)."""
         return self._general.get((rung, m, n, k, layout, batch, bias))
 
+    def by_name(self, rung: int) -> dict[str, Row]:
+        """A suite's rows of `rung` by shape name (the part of the row name after the slug)."""
+        return {r.name.split("/")[1]: r for r in self.rows if r.rung == rung and "/" in r.name}
+
     def layouts(self) -> list[str]:
         """The layouts measured, in the order nn, nt, tn, tt."""
         return [x for x in ("nn", "nt", "tn", "tt") if any(r.layout == x for r in self.rows)]

@@ -52,6 +52,9 @@ def test_suite_rows_are_named_by_shape_and_carry_the_dispatch_choice(data_dir):
     assert decode.name == "rung30_auto/decode_q_b1" and decode.name.split("/")[1] == "decode_q_b1"
     assert decode.label == "gemv M<=8" and suite.row(0, 1, 4096, 4096).label == ""
     assert (decode.M, decode.N, decode.K) == (1, 4096, 4096)  # from the counters: the name has none
+    by_name = suite.by_name(30)
+    assert list(by_name) == ["decode_q_b1", "prefill_qkv_512", "small_k"] and by_name["decode_q_b1"] is decode
+    assert suite.by_name(29) == {} and set(suite.by_name(0)) == set(by_name)
 
 
 def test_context_and_what_it_says(h200):

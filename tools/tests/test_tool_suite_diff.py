@@ -32,21 +32,21 @@ def test_means_counts_and_moves(data_dir, tmp_path):
 
     old = results.load(edited(data_dir, tmp_path, "old.json", before), custom_ld=True)
     new = results.load(edited(data_dir, tmp_path, "new.json", after), custom_ld=True)
-    s, t = sd.summary(sd.rows_of(old, 30), 256, 90), sd.summary(sd.rows_of(new, 30), 256, 90)
+    s, t = sd.summary(old.by_name(30), 256, 90), sd.summary(new.by_name(30), 256, 90)
     assert s["shapes"] == t["shapes"] == 3 and s["verified"]
     assert s["cold"] == pytest.approx(80.0) and s["cold_below"] == 3 and s["hot_below"] == 0
     assert t["cold"] == pytest.approx(math.exp((math.log(80) + 2 * math.log(125)) / 3))
     assert t["cold_below"] == 1
     # every fixture shape has a dimension past 256; past 4096 only 512 x 6144 x 4096; past 8192 none
     assert t["cold_not_tiny"] == pytest.approx(t["cold"])
-    assert sd.summary(sd.rows_of(new, 30), 4096, 90)["cold_not_tiny"] == pytest.approx(125.0)
-    assert sd.summary(sd.rows_of(new, 30), 8192, 90)["cold_not_tiny"] is None
-    moved = {name: (a.label, b.label) for name, a, b in sd.changes(sd.rows_of(old, 30), sd.rows_of(new, 30), 4.0)}
+    assert sd.summary(new.by_name(30), 4096, 90)["cold_not_tiny"] == pytest.approx(125.0)
+    assert sd.summary(new.by_name(30), 8192, 90)["cold_not_tiny"] is None
+    moved = {name: (a.label, b.label) for name, a, b in sd.changes(old.by_name(30), new.by_name(30), 4.0)}
     assert set(moved) == {"prefill_qkv_512", "small_k"}  # decode_q_b1 stayed; the others moved 45 points
     assert moved["small_k"] == ("few rows", "short_k")
     # a hot move alone counts too, and so does a kernel change alone
-    assert sd.changes(sd.rows_of(old, 30), sd.rows_of(new, 30), 50.0) == [
-        ("small_k", sd.rows_of(old, 30)["small_k"], sd.rows_of(new, 30)["small_k"])]
+    assert sd.changes(old.by_name(30), new.by_name(30), 50.0) == [
+        ("small_k", old.by_name(30)["small_k"], new.by_name(30)["small_k"])]
     text = sd.report(old, new)
     assert "below 90% cold (new, 1): decode_q_b1 80.0" in text
     assert "kernel changed, or % of cuBLAS moved by more than 4 points (2):" in text
@@ -60,7 +60,7 @@ def test_shapes_in_one_run_only_and_other_gpus(data_dir, tmp_path):
     path = tmp_path / "fewer.json"
     path.write_text(json.dumps(doc))
     old, new = results.load(data_dir / "h200_workloads.json"), results.load(path)
-    gone = [(n, a is None, b is None) for n, a, b in sd.changes(sd.rows_of(old, 30), sd.rows_of(new, 30), 4.0)]
+    gone = [(n, a is None, b is None) for n, a, b in sd.changes(old.by_name(30), new.by_name(30), 4.0)]
     assert gone == [("small_k", False, True)]
     text = sd.report(old, new)
     assert "(absent)" in text and "the GPUs differ" in text
