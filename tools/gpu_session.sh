@@ -5,9 +5,9 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch test sanitize bench results peer tensor moduli unaligned layouts suite soak
+#   steps: probe build build-debug tune dispatch explain test sanitize bench results peer tensor moduli unaligned layouts suite soak
 #          sass ncu gdb fault python model (default: probe build test bench)
-#   TUNE_ARGS (e.g. "--rungs 9") and SOAK_MINUTES pass options through; on a copy of the tree
+#   TUNE_ARGS (e.g. "--rungs 9"), EXPLAIN (e.g. "oddk_4095_127,1x4096x4096") and SOAK_MINUTES pass options through; on a copy of the tree
 #   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
 #   records the commit measured.
 set -uo pipefail
@@ -64,6 +64,8 @@ for step in "${steps[@]}"; do
       run_step dispatch build/release/tools/sgemm_autotune --dispatch --json "$out/${gpu}_dispatch.json" &&
         cp kernels/tuned/dispatch_sm_90.cuh "$out/" &&
         run_step rebuild cmake --build --preset release -j 16 ;;
+    explain)  # every suite shape's candidates, predicted and timed (EXPLAIN: shapes or names; default all)
+      run_step explain build/release/tools/sgemm_autotune --dispatch-explain "${EXPLAIN:-all}" ;;
     results)  # the committed results file: square sweep, non-square shapes, accuracy over K
       run_step results "$bench" --sizes 256,512,1024,1536,2048,3072,4096,6144,8192 \
         --shapes 8192x1024x8192,1024x8192x8192,4096x4096x16384,16384x16384x1024 --min-time 0.1 \
