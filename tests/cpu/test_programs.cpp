@@ -104,7 +104,7 @@ TEST(AutotuneProgram, BadSizesAreUsageErrors) {
 }
 
 TEST(AutotuneProgram, BadExplainShapesAreUsageErrors) {  // before any look for a GPU
-  for (const char* bad : {"1x2", "0x4096x4096", "16x4096x4096,,1x1x1", "axbxc", "oddk_4095_127,no_such_shape"}) {
+  for (const char* bad : {"1x2", "0x4096x4096", "16x4096x4096,,1x1x1", "axbxc", "oddk_4095_127,no_such_shape", ""}) {
     const Outcome o = run(SGEMM_AUTOTUNE_PATH, {"--dispatch-explain", bad});
     EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.err;
     EXPECT_NE(o.err.find("--dispatch-explain"), std::string::npos) << o.err;

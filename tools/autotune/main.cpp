@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
                "measure the dispatch rung's model constants instead and write kernels/tuned/dispatch_sm_<arch>.cuh "
                "(or --out; --json for the measurements)");
   std::string explain, explain_suite = "workloads";
-  app.add_option("--dispatch-explain", explain,
+  CLI::Option* explain_opt = app.add_option("--dispatch-explain", explain,
                  "for each shape (comma-separated: MxNxK, the name of a line of --dispatch-suite with its leading "
                  "dimensions, layout, batch and bias, or all of them: all), print every dispatch candidate's "
                  "predicted and measured time and the one the model picks; writes nothing");
@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sgemm_autotune: error: %s\n", e.what());
     return 2;
   }
-  if (!explain.empty())
+  if (explain_opt->count() > 0)
     if (const std::string p = harness::shape_or_name_list_problem(explain, explain_suite); !p.empty()) {
       std::fprintf(stderr, "sgemm_autotune: error: --dispatch-explain: %s\n", p.c_str());
       return 2;
@@ -224,7 +224,8 @@ int main(int argc, char** argv) {
     const std::string arch = "sm_" + std::to_string(dev.cc_major * 10 + dev.cc_minor);
     cudaStream_t stream;  // every mode times its launches on this stream
     SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    if (!explain.empty()) return explain_dispatch(dev, harness::resolve_shape_list(explain, explain_suite), stream);
+    if (explain_opt->count() > 0)
+      return explain_dispatch(dev, harness::resolve_shape_list(explain, explain_suite), stream);
     if (dispatch) {
       std::printf("sgemm_autotune --dispatch on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
       return calibrate_dispatch(dev, out.empty() ? kernels_dir + "/tuned/dispatch_" + arch + ".cuh" : out, json,
