@@ -297,23 +297,32 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
   return out;
 }
 
-// The suite is read only where an item names a shape (plain MxNxK lists need no source tree).
+// The shapes one item of such a list names: MxNxK, a suite line's name, or all of the suite's lines
+// (none: a name the suite lacks). The suite is read only where an item names a shape (plain MxNxK
+// lists need no source tree), once into `lines`.
+namespace {
+std::vector<Shape> shapes_named(const std::string& item, const std::string& suite, std::vector<SuiteLine>* lines) {
+  if (shape_problem(item, 1).empty()) return parse_shape_list(item);
+  if (lines->empty()) *lines = read_suite(suite);
+  std::vector<Shape> out;
+  for (const SuiteLine& l : *lines)
+    if (item == "all" || l.shape.name == item) out.push_back(l.shape);
+  return out;
+}
+}  // namespace
+
 std::string shape_or_name_list_problem(const std::string& text, const std::string& suite) {
   std::vector<SuiteLine> lines;
   for (const std::string& item : split(text, ',')) {
     if (item.empty()) return "empty item in '" + text + "'";
-    if (shape_problem(item, 1).empty()) continue;
     try {
-      if (lines.empty()) lines = read_suite(suite);
+      if (!shapes_named(item, suite, &lines).empty()) continue;
     } catch (const std::exception& e) {
       return e.what();
     }
-    if (item == "all") continue;
-    if (std::none_of(lines.begin(), lines.end(), [&](const SuiteLine& l) { return l.shape.name == item; })) {
-      std::string names;
-      for (const SuiteLine& l : lines) names += (names.empty() ? "" : ", ") + l.shape.name;
-      return "'" + item + "' is neither MxNxK (sizes >= 1) nor a shape of the suite '" + suite + "' (" + names + ")";
-    }
+    std::string names;
+    for (const SuiteLine& l : lines) names += (names.empty() ? "" : ", ") + l.shape.name;
+    return "'" + item + "' is neither MxNxK (sizes >= 1) nor a shape of the suite '" + suite + "' (" + names + ")";
   }
   return "";
 }
@@ -322,13 +331,8 @@ std::vector<Shape> resolve_shape_list(const std::string& text, const std::string
   std::vector<SuiteLine> lines;
   std::vector<Shape> out;
   for (const std::string& item : split(text, ',')) {
-    if (shape_problem(item, 1).empty()) {
-      out.push_back(parse_shape_list(item).front());
-      continue;
-    }
-    if (lines.empty()) lines = read_suite(suite);
-    for (const SuiteLine& l : lines)
-      if (item == "all" || l.shape.name == item) out.push_back(l.shape);
+    const std::vector<Shape> named = shapes_named(item, suite, &lines);
+    out.insert(out.end(), named.begin(), named.end());
   }
   return out;
 }
