@@ -217,7 +217,6 @@ TEST(DispatchModelOnCpu, PredictionsGrowWithTheWork) {
   EXPECT_GT(predict_ns(kRepack, odd, d, k), predict_ns(t.inner, t.repacked, d, k));
 }
 
-
 // The transposed-B GEMV's K split (gemv_t_split): a power of two up to the block's warps; each warp
 // still walks 8 k steps of 128 floats (128-bit loads) or 4 (single floats); a block's reads of the
 // few rows from L2 stay within twice the bytes of B it streams; and the split is the largest that
