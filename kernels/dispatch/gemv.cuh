@@ -138,11 +138,19 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   auto column = [col0](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
   auto slot_ok = [&](int slot) { return V == 1 ? col_ok[slot] : left[slot / V] > slot % V; };  // its column lies in C
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
-  // No warming here: the prefetch's address alone costs this kernel a register it does not have at
-  // 1024 threads (ptxas spills).
-  gemv_overlap(nullptr);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
+  // Deep rounds run where the grid is one wave: every block starts at once, while the launch before
+  // ends. There lane j warms L2 with the first line of the warp's row k0 + j, so that the first
+  // chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
+  // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor at 3-4 rows, where
+  // the address alone makes ptxas spill at 64 registers.
+  if constexpr (R == kGemvDeepRound && MT < kGemvDeepMaxRows) {
+    const int colWarp = blockIdx.x * kWarpSize * kSlots;  // lane 0's first column
+    gemv_overlap(k0 + lane < k1 && colWarp < N ? B + int64_t(k0 + lane) * ldb + colWarp : nullptr);
+  } else {
+    gemv_overlap(nullptr);
+  }
   float(&sA)[MT][kGemvChunk] = sWarp[warp];
   float acc[MT][kSlots] = {};
   for (int kc = k0; kc < k1; kc += kGemvChunk) {
