@@ -143,11 +143,13 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   // Deep rounds run where the grid is one wave: every block starts at once, while the launch before
   // ends. There lane j warms L2 with the first line of the warp's row k0 + j, so that the first
   // chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
-  // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor at 3-4 rows, where
-  // the address alone makes ptxas spill at 64 registers.
+  // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor with K split over
+  // blocks, whose workspace is allocated on the stream between the launch before and this one (no
+  // overlap there either); nor at 3-4 rows, where the address alone makes ptxas spill at 64 registers.
   if constexpr (R == kGemvDeepRound && MT < kGemvDeepMaxRows) {
     const int colWarp = blockIdx.x * kWarpSize * kSlots;  // lane 0's first column
-    gemv_overlap(k0 + lane < k1 && colWarp < N ? B + int64_t(k0 + lane) * ldb + colWarp : nullptr);
+    const bool warm = gridDim.y == 1 && k0 + lane < k1 && colWarp < N;
+    gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + colWarp : nullptr);
   } else {
     gemv_overlap(nullptr);
   }
