@@ -173,6 +173,26 @@ __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int
   static_assert(W / kVecWidth % kLanes == 0 && Cfg::kRowsPerWarpB % (kWarpSize / kLanes) == 0,
                 "the warps must copy the tile in whole rows");
   const int lane = threadIdx.x % kWarpSize;
+  if constexpr (!kVec) {
+    // 4-byte copies: a lane's float4 would take four instructions whose lanes sit 16 bytes apart in
+    // both memories (four times the sectors a copy needs, four lanes on a bank). Here each
+    // instruction copies 32 consecutive floats of one row, a float a lane: 128 contiguous bytes,
+    // 32 banks (the swizzle permutes within 32-float chunks).
+    const int row0 = threadIdx.x / kWarpSize * Cfg::kRowsPerWarpB;
+    const float* src = X + int64_t(k0 + row0) * ld + c0 + lane;
+#pragma unroll 1
+    for (int r = 0; r < Cfg::kRowsPerWarpB; ++r, src += ld) {
+      const int gRow = k0 + row0 + r;
+#pragma unroll
+      for (int q = 0; q < W / kWarpSize; ++q) {
+        const int c = q * kWarpSize + lane;
+        const bool inside = !kGuard || (gRow < K && c0 + c < cols);
+        cp_async_4(&tile[row0 + r][column<kSwizzled, Cfg::BK>(row0 + r, c)], inside ? src + q * kWarpSize : X,
+                   inside ? int(sizeof(float)) : 0);
+      }
+    }
+    return;
+  }
   const int bRow = threadIdx.x / kWarpSize * Cfg::kRowsPerWarpB + lane / kLanes;
   const int bCol = lane % kLanes * kVecWidth;
 #pragma unroll
