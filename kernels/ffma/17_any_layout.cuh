@@ -180,7 +180,10 @@ __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int
     // 32 banks (the swizzle permutes within 32-float chunks).
     const int row0 = threadIdx.x / kWarpSize * Cfg::kRowsPerWarpB;
     const float* src = X + int64_t(k0 + row0) * ld + c0 + lane;
-#pragma unroll 1
+    // Unrolled where the accumulators leave registers for the rows' addresses (the capstone's 128
+    // spilled with them): a loop, one row's address at a time, there.
+    constexpr int kUnroll = Cfg::kStageC ? Cfg::kRowsPerWarpB : 1;
+#pragma unroll kUnroll
     for (int r = 0; r < Cfg::kRowsPerWarpB; ++r, src += ld) {
       const int gRow = k0 + row0 + r;
 #pragma unroll
