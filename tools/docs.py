@@ -646,7 +646,7 @@ def suite_section(r, tag: str, suite) -> list[str]:
     if cap:
         head.append(f"rung {capstone_id:02d} % of cuBLAS")
     head.append("verified")
-    rows, pcts, errors = [], [], {}
+    rows, errors = [], {}
     for name, row in mine.items():
         # the row lengths of A, B and C as stored in the row's layout (A is K x M with op(A) = A^T, B N x K)
         dense = (row.lda, row.ldb, row.ldc) in ((None, None, None), (row.M if row.layout[0] == "t" else row.K,
@@ -668,22 +668,20 @@ def suite_section(r, tag: str, suite) -> list[str]:
             cells.append(pct(cap.get(name)))
         cells.append("yes" if row.verified else "NO")
         rows.append(cells)
-        pcts.append(row.pct)
     if not rows:
         return []
-    geo = res.geomean(pcts)
-    low = [n for n, row in mine.items() if row.pct < 90]
+    s = suite.suite_summary(r.id)
+    low = s.cold_below or []
     lines = [f"**Workload suite** (`bench/results/{suite.path.name}`, commit "
              f"`{suite.context.get('sgemm_ladder_git', '?')}`, {len(rows)} shapes): geometric mean "
-             f"{num(geo, 1)}% of cuBLAS cold; lowest {min(pcts):.1f}% "
-             f"({min(mine, key=lambda n: mine[n].pct)}); below 90%: {len(low)} shapes"
+             f"{num(s.cold, 1)}% of cuBLAS cold; lowest {s.lowest_cold[1]:.1f}% "
+             f"({s.lowest_cold[0]}); below 90%: {len(low)} shapes"
              f"{' (' + ', '.join(low) + ')' if low else ''}; "
-             f"verified: {'all' if all(row.verified for row in mine.values()) else 'NOT all'}."]
+             f"verified: {'all' if s.verified else 'NOT all'}."]
     if hot:
-        hots = [row.pct_hot for row in mine.values() if row.pct_hot is not None]
-        lines.append(f"Hot (CUDA graphs of launches): geometric mean {num(res.geomean(hots), 1)}% of cuBLAS; lowest "
-                     f"{min(hots):.1f}%.")
-        ones = [(n, row) for n, row in mine.items() if row.M == 1 and row.pct_hot is not None]
+        lines.append(f"Hot (CUDA graphs of launches): geometric mean {num(s.hot, 1)}% of cuBLAS; lowest "
+                     f"{s.lowest_hot[1]:.1f}%.")
+        ones = [(n, mine[n]) for n in s.one_row if mine[n].pct_hot is not None]
         if ones:
             lines.append("M = 1, hot: " + "; ".join(
                 f"{n} {row.pct_hot:.1f}% of cuBLAS, {num(row.pct_hbm_hot, 1)}% of the DRAM peak" for n, row in ones) + ".")

@@ -30,21 +30,6 @@ from sgemm_tools_common import ToolError, UsageError, results  # noqa: E402
 PROG = "suite_diff"
 
 
-def summary(rows: dict, tiny: int, below: float) -> dict:
-    """Geometric means of % of cuBLAS (cold, hot; all shapes and those not tiny) and the count of
-    shapes below `below`, cold and hot. None where no row has the figure."""
-    big = {n: r for n, r in rows.items() if max(r.M, r.N, r.K) > tiny}
-    out = {}
-    for key, attr in (("cold", "pct"), ("hot", "pct_hot")):
-        values = [getattr(r, attr) for r in rows.values() if getattr(r, attr) is not None]
-        out[key] = results.geomean(values)
-        out[key + "_not_tiny"] = results.geomean(getattr(r, attr) for r in big.values() if getattr(r, attr) is not None)
-        out[key + "_below"] = sum(v < below for v in values) if values else None
-    out["shapes"] = len(rows)
-    out["verified"] = all(r.verified for r in rows.values())
-    return out
-
-
 def changes(old: dict, new: dict, moved: float) -> list[tuple]:
     """(name, old row, new row) where the kernel chosen changed or cold or hot % moved by more than
     `moved` points; a shape in one run only has None for the other."""
@@ -75,11 +60,15 @@ def report(old_run: results.Results, new_run: results.Results, rung: int = 30, t
         lines.append(f"{what}: {run.path} — {run.gpu_name}, commit {run.context.get('sgemm_ladder_git', '?')}")
     if old_run.gpu_name != new_run.gpu_name:
         lines.append("note: the GPUs differ; % of cuBLAS compares, times do not")
-    s, t = summary(old, tiny, below), summary(new, tiny, below)
+    s, t = old_run.suite_summary(rung, tiny, below), new_run.suite_summary(rung, tiny, below)
     head = ["", "shapes", "cold", f"cold, max(M,N,K) > {tiny}", f"cold < {below:g}", "hot",
             f"hot, max(M,N,K) > {tiny}", f"hot < {below:g}", "verified"]
-    table = [[what, str(x["shapes"]), fmt(x["cold"]), fmt(x["cold_not_tiny"]), fmt(x["cold_below"], 0), fmt(x["hot"]),
-              fmt(x["hot_not_tiny"]), fmt(x["hot_below"], 0), "all" if x["verified"] else "NOT all"]
+
+    def count(names: list[str] | None) -> str:
+        return "-" if names is None else str(len(names))
+
+    table = [[what, str(x.shapes), fmt(x.cold), fmt(x.cold_not_tiny), count(x.cold_below), fmt(x.hot),
+              fmt(x.hot_not_tiny), count(x.hot_below), "all" if x.verified else "NOT all"]
              for what, x in (("old", s), ("new", t))]
     lines += ["", f"rung {rung}, geometric mean of % of cuBLAS:", common.format_table(head, table)]
     moves = changes(old, new, moved)
@@ -90,12 +79,11 @@ def report(old_run: results.Results, new_run: results.Results, rung: int = 30, t
             rows.append([name, a.label if a else "(absent)", fmt(a.pct) if a else "", fmt(a.pct_hot) if a else "",
                          b.label if b else "(absent)", fmt(b.pct) if b else "", fmt(b.pct_hot) if b else ""])
         lines.append(common.format_table(["shape", "old kernel", "cold", "hot", "new kernel", "cold", "hot"], rows))
-    ones = [(n, r) for n, r in new.items() if r.M == 1]
-    if ones:
+    if t.one_row:
         lines += ["", "M = 1, hot (new): % of cuBLAS, % of the DRAM peak:"]
         lines.append(common.format_table(["shape", "% cuBLAS", "% DRAM"],
-                                         [[n, fmt(r.pct_hot), fmt(r.pct_hbm_hot)] for n, r in ones]))
-    low = sorted(((r.pct, n) for n, r in new.items() if r.pct is not None and r.pct < below))
+                                         [[n, fmt(new[n].pct_hot), fmt(new[n].pct_hbm_hot)] for n in t.one_row]))
+    low = sorted((new[n].pct, n) for n in t.cold_below or [])
     lines += ["", f"below {below:g}% cold (new, {len(low)}): " + (", ".join(f"{n} {p:.1f}" for p, n in low) or "none")]
     return "\n".join(lines)
 

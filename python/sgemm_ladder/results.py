@@ -201,6 +201,27 @@ class AccuracyRow:
     cublas_ozaki_int8_rel_err: float | None = None  # Ozaki rungs: the scheme on cuBLAS's INT8 GEMM, same inputs
 
 
+@dataclass(frozen=True)
+class SuiteSummary:
+    """One rung over a workload suite (Results.suite_summary), as rung 30's page and
+    tools/suite_diff.py report it: geometric means of % of cuBLAS cold and hot, over every shape and
+    over those not tiny (max(M, N, K) above `tiny`: cuBLAS's cold launches swing there), the shapes
+    below `below` percent in the suite's order (None where no row has the figure), the lowest shape
+    (name, %), the shapes with one row of C, and whether every row was verified."""
+
+    shapes: int
+    verified: bool
+    cold: float | None
+    hot: float | None
+    cold_not_tiny: float | None
+    hot_not_tiny: float | None
+    cold_below: list[str] | None
+    hot_below: list[str] | None
+    lowest_cold: tuple[str, float] | None
+    lowest_hot: tuple[str, float] | None
+    one_row: list[str]
+
+
 # ----------------------------------------------------------------------------------------------
 # One GPU's file
 
@@ -268,6 +289,24 @@ class Results:
     def sizes(self) -> list[int]:
         """The square sizes measured (M = N = K)."""
         return sorted({m for m, n, k in self.shapes() if m == n == k})
+
+    def suite_summary(self, rung: int, tiny: int = 256, below: float = 90.0) -> SuiteSummary:
+        """`rung` over this file's suite rows (by_name): SuiteSummary's figures."""
+        rows = self.by_name(rung)
+
+        def figures(attr: str, names) -> list[tuple[str, float]]:
+            return [(n, getattr(rows[n], attr)) for n in names if getattr(rows[n], attr) is not None]
+
+        big = [n for n, r in rows.items() if max(r.M, r.N, r.K) > tiny]
+        out = {}
+        for key, attr in (("cold", "pct"), ("hot", "pct_hot")):
+            every = figures(attr, rows)
+            out[key] = geomean(v for _, v in every)
+            out[key + "_not_tiny"] = geomean(v for _, v in figures(attr, big))
+            out[key + "_below"] = [n for n, v in every if v < below] if every else None
+            out["lowest_" + key] = min(every, key=lambda x: x[1]) if every else None
+        return SuiteSummary(shapes=len(rows), verified=all(r.verified for r in rows.values()),
+                            one_row=[n for n, r in rows.items() if r.M == 1], **out)
 
     def geomean_pct(self, rung: int, sizes: Iterable[int] = GEOMEAN_SIZES) -> float | None:
         """Geometric mean of `rung`'s % of cuBLAS over the square sizes present; None when none."""

@@ -32,15 +32,16 @@ def test_means_counts_and_moves(data_dir, tmp_path):
 
     old = results.load(edited(data_dir, tmp_path, "old.json", before), custom_ld=True)
     new = results.load(edited(data_dir, tmp_path, "new.json", after), custom_ld=True)
-    s, t = sd.summary(old.by_name(30), 256, 90), sd.summary(new.by_name(30), 256, 90)
-    assert s["shapes"] == t["shapes"] == 3 and s["verified"]
-    assert s["cold"] == pytest.approx(80.0) and s["cold_below"] == 3 and s["hot_below"] == 0
-    assert t["cold"] == pytest.approx(math.exp((math.log(80) + 2 * math.log(125)) / 3))
-    assert t["cold_below"] == 1
+    s, t = old.suite_summary(30, 256, 90), new.suite_summary(30, 256, 90)
+    assert s.shapes == t.shapes == 3 and s.verified
+    assert s.cold == pytest.approx(80.0) and len(s.cold_below) == 3 and s.hot_below == []
+    assert t.cold == pytest.approx(math.exp((math.log(80) + 2 * math.log(125)) / 3))
+    assert t.cold_below == ["decode_q_b1"] and t.lowest_cold == ("decode_q_b1", 80.0)
+    assert t.one_row == ["decode_q_b1"] and t.lowest_hot[1] == pytest.approx(100.0)
     # every fixture shape has a dimension past 256; past 4096 only 512 x 6144 x 4096; past 8192 none
-    assert t["cold_not_tiny"] == pytest.approx(t["cold"])
-    assert sd.summary(new.by_name(30), 4096, 90)["cold_not_tiny"] == pytest.approx(125.0)
-    assert sd.summary(new.by_name(30), 8192, 90)["cold_not_tiny"] is None
+    assert t.cold_not_tiny == pytest.approx(t.cold)
+    assert new.suite_summary(30, 4096, 90).cold_not_tiny == pytest.approx(125.0)
+    assert new.suite_summary(30, 8192, 90).cold_not_tiny is None
     moved = {name: (a.label, b.label) for name, a, b in sd.changes(old.by_name(30), new.by_name(30), 4.0)}
     assert set(moved) == {"prefill_qkv_512", "small_k"}  # decode_q_b1 stayed; the others moved 45 points
     assert moved["small_k"] == ("few rows", "short_k")
@@ -51,6 +52,17 @@ def test_means_counts_and_moves(data_dir, tmp_path):
     assert "below 90% cold (new, 1): decode_q_b1 80.0" in text
     assert "kernel changed, or % of cuBLAS moved by more than 4 points (2):" in text
     assert "M = 1, hot (new)" in text and "GPUs differ" not in text
+
+
+def test_a_run_without_hot_rows(data_dir, tmp_path):
+    def cold_only(row):
+        row.pop("pct_cublas_hot", None)
+
+    old = results.load(edited(data_dir, tmp_path, "cold.json", cold_only), custom_ld=True)
+    s = old.suite_summary(30)
+    assert s.hot is None and s.hot_below is None and s.lowest_hot is None and s.cold is not None
+    line = next(x for x in sd.report(old, old).splitlines() if x.startswith("old "))
+    assert line.split()[5:8] == ["-", "-", "-"]  # hot, hot not tiny, hot below
 
 
 def test_shapes_in_one_run_only_and_other_gpus(data_dir, tmp_path):
