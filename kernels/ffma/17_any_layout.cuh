@@ -59,9 +59,12 @@ struct Config {
   static constexpr int kGroupsN = TN / kVecWidth;        // a lane's columns: groups of 4, WN/kGroupsN apart
   static constexpr int kStageFloats = BK * BM + BK * BN; // one stage: the A and the B tile
   static constexpr int kStagedFloats = BK * BN;          // a K-contiguous B's next slab, as each thread copied it
-  // An unaligned C goes through shared memory (store_through_smem) where the accumulators leave the
-  // registers room for it: up to 64 a thread (the capstone's 128 spilled there), in rows padded by a float.
-  static constexpr bool kStageC = TM * TN <= 64;
+  // Up to 64 accumulators a thread leave registers to spare: the capstone's 128 spilled with either
+  // use of them below (C staged through shared memory, the 4-byte copies' rows unrolled).
+  static constexpr bool kSpareRegs = TM * TN <= 64;
+  // An unaligned C goes through shared memory (store_through_smem) where registers are to spare, in
+  // rows padded by a float.
+  static constexpr bool kStageC = kSpareRegs;
   static constexpr int kCPitch = BN + 1;
   static constexpr int kCFloats = kStageC ? BM * kCPitch : 0;
   // op(B) = B: the stages alone, or the C tile an unaligned C is stored through where that is larger.
@@ -180,9 +183,9 @@ __device__ __forceinline__ void copy_async(float (*tile)[W], const float* X, int
     // 32 banks (the swizzle permutes within 32-float chunks).
     const int row0 = threadIdx.x / kWarpSize * Cfg::kRowsPerWarpB;
     const float* src = X + int64_t(k0 + row0) * ld + c0 + lane;
-    // Unrolled where the accumulators leave registers for the rows' addresses (the capstone's 128
-    // spilled with them): a loop, one row's address at a time, there.
-    constexpr int kUnroll = Cfg::kStageC ? Cfg::kRowsPerWarpB : 1;
+    // The rows unrolled where the accumulators leave registers for their addresses (kSpareRegs),
+    // else a loop, one row's address at a time.
+    constexpr int kUnroll = Cfg::kSpareRegs ? Cfg::kRowsPerWarpB : 1;
 #pragma unroll kUnroll
     for (int r = 0; r < Cfg::kRowsPerWarpB; ++r, src += ld) {
       const int gRow = k0 + row0 + r;
