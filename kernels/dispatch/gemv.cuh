@@ -128,7 +128,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   constexpr int kSlots = CT * V;  // accumulators a row
   __shared__ __align__(16) float sWarp[gemv_warps<MT, kSlots>()][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
-  const int col0 = blockIdx.x * kWarpSize * kSlots + lane * V;  // the lane's columns: col0 + 32 V c + e, e < V
+  const int blockCol0 = blockIdx.x * kWarpSize * kSlots;  // the block's first column (lane 0's)
+  const int col0 = blockCol0 + lane * V;  // the lane's columns: col0 + 32 V c + e, e < V
   int left[CT];
 #pragma unroll
   for (int c = 0; c < CT; ++c) left[c] = N - (col0 + c * kWarpSize * V);
@@ -147,9 +148,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   // blocks, whose workspace is allocated on the stream between the launch before and this one (no
   // overlap there either); nor at 3-4 rows, where the address alone makes ptxas spill at 64 registers.
   if constexpr (R == kGemvDeepRound && MT < kGemvDeepMaxRows) {
-    const int colWarp = blockIdx.x * kWarpSize * kSlots;  // lane 0's first column
-    const bool warm = gridDim.y == 1 && k0 + lane < k1 && colWarp < N;
-    gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + colWarp : nullptr);
+    const bool warm = gridDim.y == 1 && k0 + lane < k1 && blockCol0 < N;
+    gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + blockCol0 : nullptr);
   } else {
     gemv_overlap(nullptr);
   }
