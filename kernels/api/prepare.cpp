@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "common/launch.hpp"
@@ -78,6 +79,41 @@ Status prepare(const void* kernel, int threads, int smem_bytes, KernelInfo* info
   if (it->second.status != Status::kOk && why) *why = it->second.why;
   if (info) *info = it->second.info;
   return it->second.status;
+}
+
+bool cluster_fits(const void* kernel, int threads, int smem_bytes, int cluster) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  static std::mutex mutex;
+  static std::map<std::tuple<const void*, int, int, int, int>, bool> fits;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(kernel, device, threads, smem_bytes, cluster);
+  if (const auto it = fits.find(key); it != fits.end()) return it->second;
+  // The kernel's cluster code exists where its code was compiled for sm_90 or later (not PTX of an
+  // older architecture compiled for this GPU when loaded).
+  cudaFuncAttributes fn{};
+  bool ok = false;
+  if (attribute(cudaDevAttrComputeCapabilityMajor, device) >= 9 && cudaFuncGetAttributes(&fn, kernel) == cudaSuccess &&
+      fn.ptxVersion >= 90) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = unsigned(cluster);
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(cluster));
+    cfg.blockDim = dim3(unsigned(threads));
+    cfg.dynamicSmemBytes = size_t(smem_bytes);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    ok = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0;
+    cudaGetLastError();  // a refused query is not sticky
+  }
+  fits.emplace(key, ok);
+  return ok;
 }
 
 // FP32 FMA lanes per SM (FFMA results per clock per SM) by compute capability, from the CUDA C++

@@ -32,21 +32,36 @@ decltype(auto) by_layout(bool vec, bool transA, bool transB, F&& f) {
 // One launch of `kernel`, which may start while the launch before it on the stream still runs
 // where `early` (programmatic dependent launch, sm_90 on); an ordinary launch otherwise. What the
 // kernel may do before that launch has finished is its own to decide (griddepcontrol.wait,
-// griddepcontrol.launch_dependents).
+// griddepcontrol.launch_dependents). `clusterY` > 1 (sm_90 on) groups that many blocks along y into a
+// cluster (cluster_fits says whether the device can run it).
 template <class... Params, class... Args>
-Status launch_early(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early, cudaStream_t stream,
-                    Args... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+Status launch_early_in(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early,
+                       unsigned clusterY, cudaStream_t stream, Args... args) {
+  cudaLaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (early) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (clusterY > 1) {
+    attrs[n].id = cudaLaunchAttributeClusterDimension;
+    attrs[n].val.clusterDim.x = 1;
+    attrs[n].val.clusterDim.y = clusterY;
+    attrs[n++].val.clusterDim.z = 1;
+  }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = size_t(smem_bytes);
   cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = early ? 1 : 0;
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
   return from_cuda(cudaLaunchKernelEx(&cfg, kernel, Params(args)...));
+}
+template <class... Params, class... Args>
+Status launch_early(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early, cudaStream_t stream,
+                    Args... args) {
+  return launch_early_in(kernel, grid, block, smem_bytes, early, 1u, stream, args...);
 }
 
 }  // namespace sgemm

@@ -62,6 +62,16 @@ Status prepare(void (*kernel)(Args...), int threads, int smem_bytes, KernelInfo*
   return prepare(reinterpret_cast<const void*>(kernel), threads, smem_bytes, info, why);
 }
 
+// Whether clusters of `cluster` blocks of `kernel` (`threads` threads, `smem_bytes` of dynamic
+// shared memory each; one dimension) can run on the current device: sm_90 or later, the kernel
+// compiled for it (not from an older architecture's PTX) and at least one such cluster resident
+// (cudaOccupancyMaxActiveClusters); asked once per kernel, size and device.
+bool cluster_fits(const void* kernel, int threads, int smem_bytes, int cluster);
+template <class... Args>
+bool cluster_fits(void (*kernel)(Args...), int threads, int smem_bytes, int cluster) {
+  return cluster_fits(reinterpret_cast<const void*>(kernel), threads, smem_bytes, cluster);
+}
+
 // The current device's peaks, from its attributes (asked once per device): the FP32 FFMA peak
 // (fp32_peak_gflops), the DRAM peak (memory clock x bus width, double data rate), the SM count.
 struct DeviceRates {

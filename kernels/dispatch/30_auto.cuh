@@ -224,21 +224,34 @@ Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::strin
   *g = gemv_grid(a, *info, kWarps, kWarpSize * CT * V, kGemvChunk);
   return Status::kOk;
 }
+// K split over at most this many blocks of a column group (sm_90 on): they run as one cluster and
+// add their sums through distributed shared memory (gemv.cuh), with no workspace to allocate and no
+// tickets to zero on the stream; more parts, or an older GPU, take the workspace.
+constexpr int kGemvMaxCluster = 8;  // the portable cluster size
+// The kernel instance for a grid, and whether its parts of K run as one cluster (*cluster).
+template <int MT, int V>
+auto gemv_rows_kernel(const KernelInfo& info, const GemvGrid& gg, bool* cluster) {
+  constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
+  // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
+  constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
+  const bool deep = int64_t(gg.colBlocks) * gg.splits <= info.sms;
+  auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
+  *cluster = gemv_cluster_split<MT, CT * V>() && gg.splits > 1 && gg.splits <= kGemvMaxCluster &&
+             cluster_fits(kernel, gg.warps * kWarpSize, 0, gg.splits);
+  return kernel;
+}
 template <int MT, int V>
 Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvGrid& gg, cudaStream_t stream,
                           std::string* why) {
-  constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
-  const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits));
+  const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits)), block(unsigned(gg.warps * kWarpSize));
+  bool cluster = false;
+  auto kernel = gemv_rows_kernel<MT, V>(info, gg, &cluster);
   GemvScratch sc;
-  Status s = gemv_scratch(a, grid.x, grid.y, stream, &sc);
-  if (s == Status::kOk) {
-    // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
-    constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
-    const bool deep = int64_t(grid.x) * grid.y <= info.sms;
-    auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
-    s = launch_early(kernel, grid, dim3(gg.warps * kWarpSize), 0, info.cc_major >= 9, stream, a.M, a.N, a.K, a.alpha,
-                     a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W, sc.tickets);
-  }
+  Status s = cluster ? Status::kOk : gemv_scratch(a, grid.x, grid.y, stream, &sc);
+  if (s == Status::kOk)
+    s = launch_early_in(kernel, grid, block, 0, info.cc_major >= 9, cluster ? grid.y : 1u, stream, a.M, a.N, a.K,
+                        a.alpha, a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W,
+                        sc.tickets);
   if (sc.ws != nullptr)
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;
@@ -269,16 +282,26 @@ Status launch_gemv_rows(const GemmArgs& a, cudaStream_t stream, std::string* why
   return V == kVecWidth ? launch_gemv_rows_v<MT, kVecWidth>(a, info, gg, stream, why)
                         : launch_gemv_rows_v<MT, 1>(a, info, gg, stream, why);
 }
-int gemv_lane_columns(const GemmArgs& a) {
-  if (gemv_form(a) != GemvForm::kRows) return 0;
-  using Plan = Status (*)(const GemmArgs&, int*, KernelInfo*, GemvGrid*, std::string*);
-  constexpr Plan kPlans[kGemvGroups] = {&gemv_rows_plan<1>, &gemv_rows_plan<2>, &gemv_rows_plan<4>,
-                                        &gemv_rows_plan<8>, &gemv_rows_plan<16>, &gemv_rows_plan<kGemvMaxRows>};
+template <int MT>
+GemvRowsPlan gemv_rows_plan_for(const GemmArgs& a) {
   KernelInfo info;
   GemvGrid gg;
   int V = 0;
   std::string why;
-  return kPlans[gemv_group(a.M)](a, &V, &info, &gg, &why) == Status::kOk ? V : 0;
+  GemvRowsPlan p;
+  if (gemv_rows_plan<MT>(a, &V, &info, &gg, &why) != Status::kOk) return p;
+  p.laneColumns = V;
+  p.splits = gg.splits;
+  if (V == kVecWidth) gemv_rows_kernel<MT, kVecWidth>(info, gg, &p.cluster);
+  else gemv_rows_kernel<MT, 1>(info, gg, &p.cluster);
+  return p;
+}
+GemvRowsPlan gemv_rows_plan_of(const GemmArgs& a) {
+  if (gemv_form(a) != GemvForm::kRows) return {};
+  constexpr GemvRowsPlan (*kPlans[kGemvGroups])(const GemmArgs&) = {
+      &gemv_rows_plan_for<1>, &gemv_rows_plan_for<2>, &gemv_rows_plan_for<4>,
+      &gemv_rows_plan_for<8>, &gemv_rows_plan_for<16>, &gemv_rows_plan_for<kGemvMaxRows>};
+  return kPlans[gemv_group(a.M)](a);
 }
 
 // op(B) = B^T: warps in groups of `split` per CT columns, product blockIdx.y of a batch (at most

@@ -3,6 +3,8 @@
 // op(B) = B^T (nn.Linear's weight), read along K.
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include <type_traits>
 
 #include "common/common.cuh"
@@ -31,6 +33,11 @@ constexpr int gemv_cols() { return V > 1 ? 1 : MT > 8 && MT <= 16 ? 2 : 1; }
 // 32 KiB of shared memory a block) allow.
 template <int MT, int CT>
 constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
+// A cluster's blocks can split K (sm_90 on): each keeps its MT x CT sums a lane in shared memory
+// beside its warps' staging area; not at 32 rows with 128-bit columns, where the two would pass the
+// 48 KiB of static shared memory a block (those never split: 30_auto.cuh, gemv_rows_plan).
+template <int MT, int CT>
+constexpr bool gemv_cluster_split() { return MT * CT <= 64; }
 
 // Programmatic dependent launch (30_auto.cuh launches the GEMVs with it from sm_90 on): while the
 // launch before this one still runs, warm L2 with a line this thread will read first of the
@@ -113,14 +120,46 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)
   __syncwarp();  // the next chunk overwrites sA
 }
 
+// The end of a K split over the blocks of a cluster (sm_90 on), one part a block, its rank its
+// blockIdx.y: each block's sums of its part are in its shared memory, slot j of lane l of row m at
+// sSum[m][j][l] (columns from blockCol0 as in the kernel below). Once every block's are there, each
+// block adds a contiguous share of the column group's outputs over the cluster's blocks in rank
+// order and writes them; the last barrier keeps each block's sums readable until all are read.
+// Not inlined: its registers stay out of the kernel's main loop (inlined, they cost the one-row
+// kernel 4 registers and the 16-row one a spill).
+template <int MT, int kSlots, int V>
+__device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][kWarpSize], int M, int N, int blockCol0,
+                                               float alpha, float beta, float* C, int ldc, const float* bias) {
+#if __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  const int parts = int(cluster.num_blocks()), rank = int(cluster.block_rank());
+  const int total = M * kSlots * kWarpSize, share = ceil_div(total, parts), end = min(total, (rank + 1) * share);
+  for (int i = rank * share + int(threadIdx.x); i < end; i += int(blockDim.x)) {
+    const int m = i / (kSlots * kWarpSize), j = i / kWarpSize % kSlots, l = i % kWarpSize;
+    const int col = blockCol0 + l * V + (j / V) * kWarpSize * V + j % V;  // the kernel's column(j) of lane l
+    if (col >= N) continue;
+    float sum = 0.0f;
+    for (int q = 0; q < parts; ++q) sum += *cluster.map_shared_rank(&sSum[m][j][l], q);
+    float* out = C + int64_t(m) * ldc + col;
+    *out = epilogue(alpha, sum, beta, out, bias, col);
+  }
+  cluster.sync();
+#endif
+}
+
 // C (M x N, M <= MT) = alpha * op(A) * B + beta * C (+ bias), CT groups of V adjacent columns of C a
 // lane, the groups 32 V apart (op(A) = A^T: transa, A is K x M): V = 1, scalar accesses (any leading
 // dimension, any 4-byte-aligned pointer); V = 4, 128-bit loads of B (rows 16-byte aligned). Block
 // (x, y) covers 32 x CT x V columns and K range y of gridDim.y, split among its warps, each walking
 // its part in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp
-// order; with K split over blocks (gridDim.y > 1), each writes its partials to W, and the last block
-// of a column group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for
-// the next launch. Deterministic.
+// order. With K split over blocks (gridDim.y > 1) the column group's blocks are either one cluster
+// (W null; sm_90 on, 30_auto.cuh launches them so): each keeps its sums in its shared memory and
+// each adds a share of the group's outputs from all of them in block order through distributed
+// shared memory, with no workspace; or each writes its partials to W, and the last block of a column
+// group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for the next
+// launch. Both deterministic, and the same sums in the same order.
 template <int MT, int CT, int V, int R>
 __global__ void __launch_bounds__(gemv_warps<MT, CT * V>() * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
@@ -146,9 +185,10 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   // chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
   // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor with K split over
   // blocks, whose workspace is allocated on the stream between the launch before and this one (no
-  // overlap there either); nor at 3-4 rows, where the address alone makes ptxas spill at 64 registers.
+  // overlap there either; a cluster's split needs none); nor at 3-4 rows, where the address alone
+  // makes ptxas spill at 64 registers.
   if constexpr (R == kGemvDeepRound && MT < kGemvDeepMaxRows) {
-    const bool warm = gridDim.y == 1 && k0 + lane < k1 && blockCol0 < N;
+    const bool warm = W == nullptr && k0 + lane < k1 && blockCol0 < N;
     gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + blockCol0 : nullptr);
   } else {
     gemv_overlap(nullptr);
@@ -167,7 +207,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
     for (int w = 0; w < warps; ++w) sum += sWarp[w][m][lane];
     return sum;
   };
-  // The block's sums, one accumulator slot of each lane's at a time: use(col, m, sum) for this
+  // The block's sums, one accumulator slot of each lane's at a time: use(slot, m, sum) for this
   // thread's rows m. A warp's slice of sWarp is its own until the first __syncthreads (its chunks end
   // in __syncwarp).
   auto column_sums = [&](auto&& use) {
@@ -177,19 +217,31 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
       for (int m = 0; m < MT; ++m) sA[m][lane] = acc[m][j];
       __syncthreads();
       if (slot_ok(j))
-        for (int m = warp; m < M; m += warps) use(column(j), m, warp_sum(m));
+        for (int m = warp; m < M; m += warps) use(j, m, warp_sum(m));
       if (j + 1 < kSlots) __syncthreads();  // before the next slot's sums overwrite these
     }
   };
   if (gridDim.y == 1) {
-    column_sums([&](int col, int m, float sum) {
-      float* out = C + int64_t(m) * ldc + col;
-      *out = epilogue(alpha, sum, beta, out, bias, col);
+    column_sums([&](int j, int m, float sum) {
+      float* out = C + int64_t(m) * ldc + column(j);
+      *out = epilogue(alpha, sum, beta, out, bias, column(j));
     });
     return;
   }
+#if __CUDA_ARCH__ >= 900
+  if constexpr (gemv_cluster_split<MT, kSlots>()) {
+    if (W == nullptr) {
+      // K split over the blocks of a cluster, one a part (its rank is blockIdx.y): every block's sums
+      // stay in its shared memory for the cluster's blocks to add (gemv_cluster_sums).
+      __shared__ float sSum[MT][kSlots][kWarpSize];
+      column_sums([&](int j, int m, float sum) { sSum[m][j][lane] = sum; });
+      gemv_cluster_sums<MT, kSlots, V>(sSum, M, N, blockCol0, alpha, beta, C, ldc, bias);
+      return;
+    }
+  }
+#endif
   // K split over blocks: partials through W, the last block of the column group adds them.
-  column_sums([&](int col, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + col, sum); });
+  column_sums([&](int j, int m, float sum) { __stcg(W + (int64_t(blockIdx.y) * M + m) * N + column(j), sum); });
   __threadfence();
   __syncthreads();
   __shared__ bool last;

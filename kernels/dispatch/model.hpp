@@ -53,9 +53,17 @@ constexpr int kGemvNarrowMaxCols = 16;  // the narrow-N form: N <= 16 with op(A)
 // the call), or none.
 enum class GemvForm { kNone, kRows, kRowsT, kNarrowN };
 GemvForm gemv_form(const GemmArgs& a);
-// The rows GEMV's columns a lane on the current device: 4 (128-bit loads of adjacent columns) or 1
-// (scalar; 30_auto.cuh says when); 0 where the rows form does not take the call.
-int gemv_lane_columns(const GemmArgs& a);
+// How the rows GEMV runs a call on the current device (30_auto.cuh says when which): its columns a
+// lane, 4 (128-bit loads of adjacent columns) or 1 (scalar); the parts K is split into over blocks;
+// and whether those parts run as one cluster and add up through distributed shared memory (sm_90
+// on, at most 8 parts) rather than through a workspace. All zero where the rows form does not take
+// the call.
+struct GemvRowsPlan {
+  int laneColumns = 0;
+  int splits = 0;
+  bool cluster = false;
+};
+GemvRowsPlan gemv_rows_plan_of(const GemmArgs& a);
 // Whether op(A) and op(B) are read with 128-bit accesses: A's and B's rows (every product's) 16-byte
 // aligned. The tiles also need C's in a transposed layout (their NN kernels store an unaligned C a
 // float at a time: tiles_vec); split-K never does (its partials are its own, its reduction stores C).

@@ -173,25 +173,39 @@ TEST(Dispatch, SanitizerRaggedEveryCandidate) {
 
 // The rows GEMV (op(B) = B) under compute-sanitizer in every row group, with B's rows 16-byte aligned
 // (128-bit loads of four adjacent columns a lane; N not a multiple of 4: the last lane's group cut
-// short) and not (a float at a time), K in one block and split over blocks, with a bias.
+// short) and not (a float at a time), K in one block and split over blocks (in a cluster and
+// through the workspace), with a bias.
 TEST(Dispatch, SanitizerRaggedGemvRows) {
   std::vector<harness::Shape> shapes;
   for (const int64_t M : {1, 2, 3, 4, 7, 9, 16, 17, 32})
     for (harness::Shape s : std::vector<harness::Shape>{{M, 133, 70, 0, 136, 0}, {M, 1030, 2100, 0, 1032, 0},
                                                          {M, 4095, 900, 0, 4096, 0}, {M, 258, 1500},
-                                                         {M, 131, 333, 0, 0, 135}, {M, 33001, 1100, 0, 33004, 0}}) {
+                                                         {M, 131, 333, 0, 0, 135}, {M, 33001, 1100, 0, 33004, 0},
+                                                         {M, 300, 9000, 0, 0, 301}, {M, 40, 20000}}) {
       s.bias = M % 2 == 1;
       shapes.push_back(harness::with_default_ld(s));
     }
   // The wide one takes 128-bit loads at 1-8 rows (its column blocks fill the GPU unsplit), scalar
-  // ones past that (30_auto.cuh), an unaligned B scalar ones.
+  // ones past that (30_auto.cuh), an unaligned B scalar ones. A long K over few columns is split
+  // over blocks: on sm_90 in clusters where the parts are 8 or fewer, through the workspace past
+  // that (and on older GPUs always).
+  int clustered = 0, workspace = 0;
   for (const harness::Shape& s : shapes) {
     harness::ProblemSpec spec;
     spec.shape = s;
     harness::Problem p(spec);
-    if (s.N == 33001) EXPECT_EQ(rung30::gemv_lane_columns(p.args(0)), s.M <= 8 ? 4 : 1) << s.str();
-    if (s.ldb == 258) EXPECT_EQ(rung30::gemv_lane_columns(p.args(0)), 1) << s.str();
+    const rung30::GemvRowsPlan plan = rung30::gemv_rows_plan_of(p.args(0));
+    if (s.N == 33001) EXPECT_EQ(plan.laneColumns, s.M <= 8 ? 4 : 1) << s.str();
+    if (s.ldb == 258) EXPECT_EQ(plan.laneColumns, 1) << s.str();
+    if (plan.cluster) EXPECT_TRUE(plan.splits > 1 && plan.splits <= 8) << s.str() << ": " << plan.splits << " parts";
+    clustered += plan.cluster;
+    workspace += plan.splits > 1 && !plan.cluster;
   }
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  if (major >= 9) EXPECT_GT(clustered, 0) << "no shape split K over a cluster";
+  else EXPECT_EQ(clustered, 0);
+  EXPECT_GT(workspace, 0) << "no shape split K through the workspace";
   check_candidate(candidate("gemv"), shapes);
 }
 
