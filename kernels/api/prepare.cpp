@@ -81,21 +81,21 @@ Status prepare(const void* kernel, int threads, int smem_bytes, KernelInfo* info
   return it->second.status;
 }
 
-bool cluster_fits(const void* kernel, int threads, int smem_bytes, int cluster) {
+int max_clusters(const void* kernel, int threads, int smem_bytes, int cluster) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return 0;
   }
   static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, int, int, int>, bool> fits;
+  static std::map<std::tuple<const void*, int, int, int, int>, int> counts;
   const std::lock_guard<std::mutex> lock(mutex);
   const auto key = std::make_tuple(kernel, device, threads, smem_bytes, cluster);
-  if (const auto it = fits.find(key); it != fits.end()) return it->second;
+  if (const auto it = counts.find(key); it != counts.end()) return it->second;
   // The kernel's cluster code exists where its code was compiled for sm_90 or later (not PTX of an
   // older architecture compiled for this GPU when loaded).
   cudaFuncAttributes fn{};
-  bool ok = false;
+  int clusters = 0;
   if (attribute(cudaDevAttrComputeCapabilityMajor, device) >= 9 && cudaFuncGetAttributes(&fn, kernel) == cudaSuccess &&
       fn.ptxVersion >= 90) {
     cudaLaunchAttribute attr{};
@@ -108,12 +108,11 @@ bool cluster_fits(const void* kernel, int threads, int smem_bytes, int cluster) 
     cfg.dynamicSmemBytes = size_t(smem_bytes);
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    int clusters = 0;
-    ok = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) clusters = 0;
     cudaGetLastError();  // a refused query is not sticky
   }
-  fits.emplace(key, ok);
-  return ok;
+  counts.emplace(key, clusters);
+  return clusters;
 }
 
 // FP32 FMA lanes per SM (FFMA results per clock per SM) by compute capability, from the CUDA C++

@@ -33,7 +33,7 @@ decltype(auto) by_layout(bool vec, bool transA, bool transB, F&& f) {
 // where `early` (programmatic dependent launch, sm_90 on); an ordinary launch otherwise. What the
 // kernel may do before that launch has finished is its own to decide (griddepcontrol.wait,
 // griddepcontrol.launch_dependents). `clusterY` > 1 (sm_90 on) groups that many blocks along y into a
-// cluster (cluster_fits says whether the device can run it).
+// cluster (max_clusters says how many the device runs at once).
 template <class... Params, class... Args>
 Status launch_early_in(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early,
                        unsigned clusterY, cudaStream_t stream, Args... args) {

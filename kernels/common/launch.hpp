@@ -62,14 +62,16 @@ Status prepare(void (*kernel)(Args...), int threads, int smem_bytes, KernelInfo*
   return prepare(reinterpret_cast<const void*>(kernel), threads, smem_bytes, info, why);
 }
 
-// Whether clusters of `cluster` blocks of `kernel` (`threads` threads, `smem_bytes` of dynamic
-// shared memory each; one dimension) can run on the current device: sm_90 or later, the kernel
-// compiled for it (not from an older architecture's PTX) and at least one such cluster resident
-// (cudaOccupancyMaxActiveClusters); asked once per kernel, size and device.
-bool cluster_fits(const void* kernel, int threads, int smem_bytes, int cluster);
+// How many clusters of `cluster` blocks of `kernel` (`threads` threads, `smem_bytes` of dynamic
+// shared memory each; one dimension) the current device runs at once: 0 before sm_90, where the
+// kernel was not compiled for it (PTX of an older architecture compiled when loaded) or where no
+// such cluster fits; else cudaOccupancyMaxActiveClusters, which counts the SMs of each GPC (a GPC
+// whose SMs are not a multiple of the cluster's blocks leaves some out). Asked once per kernel,
+// size and device.
+int max_clusters(const void* kernel, int threads, int smem_bytes, int cluster);
 template <class... Args>
-bool cluster_fits(void (*kernel)(Args...), int threads, int smem_bytes, int cluster) {
-  return cluster_fits(reinterpret_cast<const void*>(kernel), threads, smem_bytes, cluster);
+int max_clusters(void (*kernel)(Args...), int threads, int smem_bytes, int cluster) {
+  return max_clusters(reinterpret_cast<const void*>(kernel), threads, smem_bytes, cluster);
 }
 
 // The current device's peaks, from its attributes (asked once per device): the FP32 FFMA peak

@@ -228,29 +228,47 @@ Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::strin
 // add their sums through distributed shared memory (gemv.cuh), with no workspace to allocate and no
 // tickets to zero on the stream; more parts, or an older GPU, take the workspace.
 constexpr int kGemvMaxCluster = 8;  // the portable cluster size
-// The kernel instance for a grid, and whether its parts of K run as one cluster (*cluster).
+// The kernel instance for a grid, and whether its parts of K run as clusters (*cluster). The parts
+// are cut where every column group's cluster would not be resident at once: a GPC whose SMs are not
+// a multiple of the cluster's blocks leaves some out, and a second wave of clusters costs more than
+// a part less (H200, one row, 1024 x 4096: 4 parts of one-block-an-SM clusters 10.5 us hot, 3 parts
+// 7.8; docs/rungs/30_auto.md). *gg is updated to the parts taken.
 template <int MT, int V>
-auto gemv_rows_kernel(const KernelInfo& info, const GemvGrid& gg, bool* cluster) {
+auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, bool* cluster) {
   constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
   // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
   constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
-  const bool deep = int64_t(gg.colBlocks) * gg.splits <= info.sms;
-  auto kernel = deep ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
-  *cluster = gemv_cluster_split<MT, CT * V>() && gg.splits > 1 && gg.splits <= kGemvMaxCluster &&
-             cluster_fits(kernel, gg.warps * kWarpSize, 0, gg.splits);
-  return kernel;
+  auto kernel_for = [&](int64_t splits) {
+    return gg->colBlocks * splits <= info.sms ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
+  };
+  *cluster = false;
+  if (!gemv_cluster_split<MT, CT * V>() || gg->splits <= 1 || gg->splits > kGemvMaxCluster)
+    return kernel_for(gg->splits);
+  const int64_t chunks = ceil_div64(a.K, kGemvChunk);
+  for (int64_t want = gg->splits; want > 1; --want) {
+    const int64_t perBlock = ceil_div64(chunks, want), splits = ceil_div64(chunks, perBlock);
+    auto kernel = kernel_for(splits);
+    if (splits > 1 && max_clusters(kernel, gg->warps * kWarpSize, 0, int(splits)) >= gg->colBlocks) {
+      *cluster = true;
+      gg->splits = int(splits);
+      gg->kPerBlock = int(perBlock * kGemvChunk);
+      return kernel;
+    }
+  }
+  return kernel_for(gg->splits);  // no cluster fits: the workspace, as planned
 }
 template <int MT, int V>
 Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvGrid& gg, cudaStream_t stream,
                           std::string* why) {
-  const dim3 grid(unsigned(gg.colBlocks), unsigned(gg.splits)), block(unsigned(gg.warps * kWarpSize));
   bool cluster = false;
-  auto kernel = gemv_rows_kernel<MT, V>(info, gg, &cluster);
+  GemvGrid g = gg;
+  auto kernel = gemv_rows_kernel<MT, V>(a, info, &g, &cluster);
+  const dim3 grid(unsigned(g.colBlocks), unsigned(g.splits)), block(unsigned(g.warps * kWarpSize));
   GemvScratch sc;
   Status s = cluster ? Status::kOk : gemv_scratch(a, grid.x, grid.y, stream, &sc);
   if (s == Status::kOk)
     s = launch_early_in(kernel, grid, block, 0, info.cc_major >= 9, cluster ? grid.y : 1u, stream, a.M, a.N, a.K,
-                        a.alpha, a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, gg.kPerBlock, sc.W,
+                        a.alpha, a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, g.kPerBlock, sc.W,
                         sc.tickets);
   if (sc.ws != nullptr)
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
@@ -290,10 +308,10 @@ GemvRowsPlan gemv_rows_plan_for(const GemmArgs& a) {
   std::string why;
   GemvRowsPlan p;
   if (gemv_rows_plan<MT>(a, &V, &info, &gg, &why) != Status::kOk) return p;
+  if (V == kVecWidth) gemv_rows_kernel<MT, kVecWidth>(a, info, &gg, &p.cluster);
+  else gemv_rows_kernel<MT, 1>(a, info, &gg, &p.cluster);
   p.laneColumns = V;
   p.splits = gg.splits;
-  if (V == kVecWidth) gemv_rows_kernel<MT, kVecWidth>(info, gg, &p.cluster);
-  else gemv_rows_kernel<MT, 1>(info, gg, &p.cluster);
   return p;
 }
 GemvRowsPlan gemv_rows_plan_of(const GemmArgs& a) {
