@@ -233,29 +233,57 @@ constexpr int kGemvMaxCluster = 8;  // the portable cluster size
 // a multiple of the cluster's blocks leaves some out, and a second wave of clusters costs more than
 // a part less (H200, one row, 1024 x 4096: 4 parts of one-block-an-SM clusters 10.5 us hot, 3 parts
 // 7.8; docs/rungs/30_auto.md). *gg is updated to the parts taken.
+// One row of C takes blocks of kGemvOneRowWarps warps, with 255 registers a thread for deep rounds,
+// wherever the grid has blocks enough for each SM to hold several: 128-bit columns (rounds of 16
+// rows, warming L2 where the grid is one wave) and scalar columns in grids of several waves (rounds
+// of 32). A one-wave grid of scalar columns keeps its 32 warps a block: with 8, an SM would hold too
+// few loads. Measured hot on the H200 against the 32-warp blocks (docs/rungs/30_auto.md):
+// 1 x 14336 x 4096 (128-bit) 60.7 -> 55.8 us, 1 x 8192 x 8192 65.5 -> 61.9, 1 x 50257 x 768 (scalar)
+// 47 -> 42.8; 1 x 4096 x 4096 in 8-warp blocks 21.7 against 17.4.
+constexpr int kGemvOneRowWarps = 8;
+constexpr int kGemvOneRowVecRound = 16;
 template <int MT, int V>
 auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, bool* cluster) {
   constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
   // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
   constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
-  auto kernel_for = [&](int64_t splits) {
-    return gg->colBlocks * splits <= info.sms ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
+  constexpr int kOne = kGemvOneRowWarps;
+  // The instance for `splits` parts of K, and its block's most warps (*lb).
+  auto kernel_for = [&](int64_t splits, int* lb) {
+    const bool oneWave = gg->colBlocks * splits <= info.sms;
+    *lb = gemv_block_warps<MT, V>();
+    if constexpr (MT == 1) {
+      if constexpr (V == kVecWidth) {
+        *lb = kOne;
+        return oneWave ? sgemm_30_gemv<1, 1, V, kGemvOneRowVecRound, kOne, true>
+                       : sgemm_30_gemv<1, 1, V, kGemvOneRowVecRound, kOne, false>;
+      } else if (!oneWave) {
+        *lb = kOne;
+        return sgemm_30_gemv<1, 1, V, kGemvDeepRound, kOne, false>;
+      }
+    }
+    return oneWave ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
   };
+  int lb = 0;
   *cluster = false;
-  if (!gemv_cluster_split<MT, CT * V>() || gg->splits <= 1 || gg->splits > kGemvMaxCluster)
-    return kernel_for(gg->splits);
-  const int64_t chunks = ceil_div64(a.K, kGemvChunk);
-  for (int64_t want = gg->splits; want > 1; --want) {
-    const int64_t perBlock = ceil_div64(chunks, want), splits = ceil_div64(chunks, perBlock);
-    auto kernel = kernel_for(splits);
-    if (splits > 1 && max_clusters(kernel, gg->warps * kWarpSize, 0, int(splits)) >= gg->colBlocks) {
-      *cluster = true;
-      gg->splits = int(splits);
-      gg->kPerBlock = int(perBlock * kGemvChunk);
-      return kernel;
+  if (gemv_cluster_split<MT, CT * V>() && gg->splits > 1 && gg->splits <= kGemvMaxCluster) {
+    const int64_t chunks = ceil_div64(a.K, kGemvChunk);
+    for (int64_t want = gg->splits; want > 1; --want) {
+      const int64_t perBlock = ceil_div64(chunks, want), splits = ceil_div64(chunks, perBlock);
+      auto kernel = kernel_for(splits, &lb);
+      const int warps = std::min(gg->warps, lb);
+      if (splits > 1 && max_clusters(kernel, warps * kWarpSize, 0, int(splits)) >= gg->colBlocks) {
+        *cluster = true;
+        gg->splits = int(splits);
+        gg->kPerBlock = int(perBlock * kGemvChunk);
+        gg->warps = warps;
+        return kernel;
+      }
     }
   }
-  return kernel_for(gg->splits);  // no cluster fits: the workspace, as planned
+  auto kernel = kernel_for(gg->splits, &lb);  // unsplit, or no cluster fits: the workspace, as planned
+  gg->warps = std::min(gg->warps, lb);
+  return kernel;
 }
 template <int MT, int V>
 Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvGrid& gg, cudaStream_t stream,

@@ -160,12 +160,14 @@ __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][k
 // shared memory, with no workspace; or each writes its partials to W, and the last block of a column
 // group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for the next
 // launch. Both deterministic, and the same sums in the same order.
-template <int MT, int CT, int V, int R>
-__global__ void __launch_bounds__(gemv_warps<MT, CT * V>() * kWarpSize)
+// LB: the block's most warps (its launch bounds: 8 leave ptxas 255 registers a thread for deep rounds
+// of 128-bit columns); kWarm: warm L2 before the wait (below).
+template <int MT, int CT, int V, int R, int LB = gemv_warps<MT, CT * V>(), bool kWarm = R == kGemvDeepRound>
+__global__ void __launch_bounds__(LB * kWarpSize)
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
               float beta, float* C, int ldc, const float* bias, int kPerBlock, float* W, unsigned* tickets) {
   constexpr int kSlots = CT * V;  // accumulators a row
-  __shared__ __align__(16) float sWarp[gemv_warps<MT, kSlots>()][MT][kGemvChunk];  // per warp: A's values, then its sums
+  __shared__ __align__(16) float sWarp[LB][MT][kGemvChunk];  // per warp: A's values, then its sums
   const int warps = int(blockDim.x) / kWarpSize, warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int blockCol0 = blockIdx.x * kWarpSize * kSlots;  // the block's first column (lane 0's)
   const int col0 = blockCol0 + lane * V;  // the lane's columns: col0 + 32 V c + e, e < V
@@ -180,14 +182,14 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
-  // Deep rounds run where the grid is one wave: every block starts at once, while the launch before
-  // ends. There lane j warms L2 with the first line of the warp's row k0 + j, so that the first
+  // Warming (kWarm: deep rounds, and one row's 128-bit kernel) runs where the grid is one wave:
+  // every block starts at once, while the launch before ends. There lane j warms L2 with the first line of the warp's row k0 + j, so that the first
   // chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
   // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor with K split over
   // blocks, whose workspace is allocated on the stream between the launch before and this one (no
   // overlap there either; a cluster's split needs none); nor at 3-4 rows, where the address alone
   // makes ptxas spill at 64 registers.
-  if constexpr (R == kGemvDeepRound && MT < kGemvDeepMaxRows) {
+  if constexpr (kWarm && MT < kGemvDeepMaxRows) {
     const bool warm = W == nullptr && k0 + lane < k1 && blockCol0 < N;
     gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + blockCol0 : nullptr);
   } else {
