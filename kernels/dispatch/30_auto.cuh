@@ -231,15 +231,12 @@ constexpr int kGemvMaxCluster = 8;  // the portable cluster size
 // The kernel instance for a grid, and whether its parts of K run as clusters (*cluster). The parts
 // are cut where every column group's cluster would not be resident at once: a GPC whose SMs are not
 // a multiple of the cluster's blocks leaves some out, and a second wave of clusters costs more than
-// a part less (H200, one row, 1024 x 4096: 4 parts of one-block-an-SM clusters 10.5 us hot, 3 parts
-// 7.8; docs/rungs/30_auto.md). *gg is updated to the parts taken.
+// a part less (measured: docs/rungs/30_auto.md). *gg is updated to the parts and warps taken.
 // One row of C takes blocks of kGemvOneRowWarps warps, with 255 registers a thread for deep rounds,
 // wherever the grid has blocks enough for each SM to hold several: 128-bit columns (rounds of 16
 // rows, warming L2 where the grid is one wave) and scalar columns in grids of several waves (rounds
 // of 32). A one-wave grid of scalar columns keeps its 32 warps a block: with 8, an SM would hold too
-// few loads. Measured hot on the H200 against the 32-warp blocks (docs/rungs/30_auto.md):
-// 1 x 14336 x 4096 (128-bit) 60.7 -> 55.8 us, 1 x 8192 x 8192 65.5 -> 61.9, 1 x 50257 x 768 (scalar)
-// 47 -> 42.8; 1 x 4096 x 4096 in 8-warp blocks 21.7 against 17.4.
+// few loads. Measured hot against the 32-warp blocks: docs/rungs/30_auto.md.
 constexpr int kGemvOneRowWarps = 8;
 constexpr int kGemvOneRowVecRound = 16;
 template <int MT, int V>
