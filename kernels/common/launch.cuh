@@ -35,8 +35,8 @@ decltype(auto) by_layout(bool vec, bool transA, bool transB, F&& f) {
 // griddepcontrol.launch_dependents). `clusterY` > 1 (sm_90 on) groups that many blocks along y into a
 // cluster (max_clusters says how many the device runs at once).
 template <class... Params, class... Args>
-Status launch_early_in(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early,
-                       unsigned clusterY, cudaStream_t stream, Args... args) {
+Status launch_early_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early,
+                            unsigned clusterY, cudaStream_t stream, Args... args) {
   cudaLaunchAttribute attrs[2] = {};
   unsigned n = 0;
   if (early) {
@@ -61,7 +61,7 @@ Status launch_early_in(void (*kernel)(Params...), dim3 grid, dim3 block, int sme
 template <class... Params, class... Args>
 Status launch_early(void (*kernel)(Params...), dim3 grid, dim3 block, int smem_bytes, bool early, cudaStream_t stream,
                     Args... args) {
-  return launch_early_in(kernel, grid, block, smem_bytes, early, 1u, stream, args...);
+  return launch_early_cluster(kernel, grid, block, smem_bytes, early, 1u, stream, args...);
 }
 
 }  // namespace sgemm

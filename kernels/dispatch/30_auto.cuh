@@ -228,17 +228,18 @@ Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::strin
 // add their sums through distributed shared memory (gemv.cuh), with no workspace to allocate and no
 // tickets to zero on the stream; more parts, or an older GPU, take the workspace.
 constexpr int kGemvMaxCluster = 8;  // the portable cluster size
-// The kernel instance for a grid, and whether its parts of K run as clusters (*cluster). The parts
-// are cut where every column group's cluster would not be resident at once: a GPC whose SMs are not
-// a multiple of the cluster's blocks leaves some out, and a second wave of clusters costs more than
-// a part less (measured: docs/rungs/30_auto.md). *gg is updated to the parts and warps taken.
-// One row of C takes blocks of kGemvOneRowWarps warps, with 255 registers a thread for deep rounds,
-// wherever the grid has blocks enough for each SM to hold several: 128-bit columns (rounds of 16
-// rows, warming L2 where the grid is one wave) and scalar columns in grids of several waves (rounds
-// of 32). A one-wave grid of scalar columns keeps its 32 warps a block: with 8, an SM would hold too
-// few loads. Measured hot against the 32-warp blocks: docs/rungs/30_auto.md.
+// One row of C takes blocks of kGemvOneRowWarps warps, with 255 registers a thread for deep rounds:
+// 128-bit columns in rounds of kGemvOneRowVecRound rows (warming L2 where the grid is one wave), and
+// scalar columns in grids of several waves in rounds of 32. A one-wave grid of scalar columns keeps
+// its 32-warp blocks: with 8, an SM would hold too few loads. Measured hot against the 32-warp
+// blocks: docs/rungs/30_auto.md.
 constexpr int kGemvOneRowWarps = 8;
 constexpr int kGemvOneRowVecRound = 16;
+// The kernel instance for a grid, and whether its parts of K run as clusters (*cluster); *gg is
+// updated to the parts and warps taken. A cluster takes fewer parts where every column group's
+// cluster would not be resident at once: a GPC whose SMs are not a multiple of the cluster's blocks
+// leaves some out, and a second wave of clusters costs more than a part less (measured:
+// docs/rungs/30_auto.md).
 template <int MT, int V>
 auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, bool* cluster) {
   constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
@@ -292,9 +293,9 @@ Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvG
   GemvScratch sc;
   Status s = cluster ? Status::kOk : gemv_scratch(a, grid.x, grid.y, stream, &sc);
   if (s == Status::kOk)
-    s = launch_early_in(kernel, grid, block, 0, info.cc_major >= 9, cluster ? grid.y : 1u, stream, a.M, a.N, a.K,
-                        a.alpha, a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, g.kPerBlock, sc.W,
-                        sc.tickets);
+    s = launch_early_cluster(kernel, grid, block, 0, info.cc_major >= 9, cluster ? grid.y : 1u, stream, a.M, a.N,
+                             a.K, a.alpha, a.A, a.lda, a.transa, a.B, a.ldb, a.beta, a.C, a.ldc, a.bias, g.kPerBlock,
+                             sc.W, sc.tickets);
   if (sc.ws != nullptr)
     if (const Status f = workspace_free(sc.ws, stream); s == Status::kOk) s = f;
   return s;

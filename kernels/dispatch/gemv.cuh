@@ -125,8 +125,8 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)
 // sSum[m][j][l] (columns from blockCol0 as in the kernel below). Once every block's are there, each
 // block adds a contiguous share of the column group's outputs over the cluster's blocks in rank
 // order and writes them; the last barrier keeps each block's sums readable until all are read.
-// Not inlined: its registers stay out of the kernel's main loop (inlined, they cost the one-row
-// kernel 4 registers and the 16-row one a spill).
+// Not inlined, so that its registers do not add to the main loop's: inlined, the one-row scalar
+// kernel in rounds of 8 took 36 registers a thread instead of 32.
 template <int MT, int kSlots, int V>
 __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][kWarpSize], int M, int N, int blockCol0,
                                                float alpha, float beta, float* C, int ldc, const float* bias) {
@@ -183,8 +183,8 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   // Warming (kWarm: deep rounds, and one row's 128-bit kernel) runs where the grid is one wave:
-  // every block starts at once, while the launch before ends. There lane j warms L2 with the first line of the warp's row k0 + j, so that the first
-  // chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
+  // every block starts at once, while the launch before ends. There lane j warms L2 with the first
+  // line of the warp's row k0 + j, so that the first chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
   // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor with K split over
   // blocks, whose workspace is allocated on the stream between the launch before and this one (no
   // overlap there either; a cluster's split needs none); nor at 3-4 rows, where the address alone
