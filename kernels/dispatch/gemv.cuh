@@ -120,6 +120,11 @@ __device__ __forceinline__ void gemv_chunk(float (&acc)[MT][CT * V], float (&sA)
   __syncwarp();  // the next chunk overwrites sA
 }
 
+// The column of C in accumulator slot `slot` of the lane whose first column is col0: the slot's
+// group of V adjacent columns lies 32 V columns past the one before.
+template <int V>
+__device__ __forceinline__ int gemv_column(int col0, int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; }
+
 // The end of a K split over the blocks of a cluster (sm_90 on), one part a block, its rank its
 // blockIdx.y: each block's sums of its part are in its shared memory, slot j of lane l of row m at
 // sSum[m][j][l] (columns from blockCol0 as in the kernel below). Once every block's are there, each
@@ -138,7 +143,7 @@ __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][k
   const int total = M * kSlots * kWarpSize, share = ceil_div(total, parts), end = min(total, (rank + 1) * share);
   for (int i = rank * share + int(threadIdx.x); i < end; i += int(blockDim.x)) {
     const int m = i / (kSlots * kWarpSize), j = i / kWarpSize % kSlots, l = i % kWarpSize;
-    const int col = blockCol0 + l * V + (j / V) * kWarpSize * V + j % V;  // the kernel's column(j) of lane l
+    const int col = gemv_column<V>(blockCol0 + l * V, j);  // lane l's slot j
     if (col >= N) continue;
     float sum = 0.0f;
     for (int q = 0; q < parts; ++q) sum += *cluster.map_shared_rank(&sSum[m][j][l], q);
@@ -177,7 +182,7 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   bool col_ok[CT];  // the group's first column lies in C
 #pragma unroll
   for (int c = 0; c < CT; ++c) col_ok[c] = left[c] > 0;
-  auto column = [col0](int slot) { return col0 + (slot / V) * kWarpSize * V + slot % V; };
+  auto column = [col0](int slot) { return gemv_column<V>(col0, slot); };
   auto slot_ok = [&](int slot) { return V == 1 ? col_ok[slot] : left[slot / V] > slot % V; };  // its column lies in C
   const int kb0 = blockIdx.y * kPerBlock, kb1 = min(K, kb0 + kPerBlock);
   const int per = ceil_div(ceil_div(max(kb1 - kb0, 0), warps), kGemvChunk) * kGemvChunk;
