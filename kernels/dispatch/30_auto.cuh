@@ -230,48 +230,67 @@ Status gemv_grid_of(const GemmArgs& a, KernelInfo* info, GemvGrid* g, std::strin
 constexpr int kGemvMaxCluster = 8;  // the portable cluster size
 // One row of C takes blocks of kGemvOneRowWarps warps, with 255 registers a thread for deep rounds:
 // 128-bit columns in rounds of kGemvOneRowVecRound rows (warming L2 where the grid is one wave), and
-// scalar columns in grids of several waves in rounds of 32. A one-wave grid of scalar columns keeps
-// its 32-warp blocks: with 8, an SM would hold too few loads. Measured hot against the 32-warp
-// blocks: docs/rungs/30_auto.md.
+// scalar columns, in grids of several waves, two groups of 32 columns a lane (kGemvOneRowGroups: a
+// warp's rows 256 bytes, each block twice the columns) in rounds of 32 rows, or of 16 where the
+// grid's blocks of deep rounds would all be resident at once (nothing queued behind a block to hide
+// the end of its rounds). A one-wave grid of scalar columns keeps its 32-warp blocks: with 8, an SM
+// would hold too few loads. Measured hot against the other grids: docs/rungs/30_auto.md.
 constexpr int kGemvOneRowWarps = 8;
 constexpr int kGemvOneRowVecRound = 16;
-// The kernel instance for a grid, and whether its parts of K run as clusters (*cluster); *gg is
-// updated to the parts and warps taken. A cluster takes fewer parts where every column group's
-// cluster would not be resident at once: a GPC whose SMs are not a multiple of the cluster's blocks
-// leaves some out, and a second wave of clusters costs more than a part less (measured:
-// docs/rungs/30_auto.md).
+constexpr int kGemvOneRowGroups = 2;
+constexpr int kGemvOneRowShallowRound = 16;
+// The kernel instance for a grid, and how it runs (*plan: its column groups a lane, its rounds,
+// whether its parts of K run as clusters); *gg is updated to the column blocks, parts and warps
+// taken. A cluster takes fewer parts where every column group's cluster would not be resident at
+// once: a GPC whose SMs are not a multiple of the cluster's blocks leaves some out, and a second
+// wave of clusters costs more than a part less (measured: docs/rungs/30_auto.md).
 template <int MT, int V>
-auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, bool* cluster) {
+auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, GemvRowsPlan* plan) {
   constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
   // Scalar columns: deep rounds where the rows allow them and no SM gets a second block, else R.
   constexpr int kDeep = MT <= kGemvDeepMaxRows && V == 1 ? kGemvDeepRound : R;
   constexpr int kOne = kGemvOneRowWarps;
-  // The instance for `splits` parts of K, and its block's most warps (*lb).
-  auto kernel_for = [&](int64_t splits, int* lb) {
+  using Kernel = decltype(&sgemm_30_gemv<MT, CT, V, R>);
+  plan->groups = CT;
+  plan->cluster = false;
+  if constexpr (MT == 1 && V == 1) {
+    if (gg->splits == 1 && gg->colBlocks > info.sms) {  // several waves (K is never split there: gemv_grid)
+      constexpr int kCT = kGemvOneRowGroups;
+      const Kernel deep = sgemm_30_gemv<1, kCT, 1, kGemvDeepRound, kOne, false>;
+      gg->colBlocks = ceil_div64(a.N, kWarpSize * kCT);
+      gg->warps = std::min(gg->warps, kOne);
+      KernelInfo deepInfo;
+      const bool resident = prepare(deep, kOne * kWarpSize, 0, &deepInfo, nullptr) == Status::kOk &&
+                            gg->colBlocks <= int64_t(deepInfo.sms) * deepInfo.blocks_per_sm;
+      plan->groups = kCT;
+      plan->round = resident ? kGemvOneRowShallowRound : kGemvDeepRound;
+      return resident ? sgemm_30_gemv<1, kCT, 1, kGemvOneRowShallowRound, kOne, false> : deep;
+    }
+  }
+  // The instance for `splits` parts of K, its block's most warps (*lb) and its rounds (*round).
+  auto kernel_for = [&](int64_t splits, int* lb, int* round) -> Kernel {
     const bool oneWave = gg->colBlocks * splits <= info.sms;
     *lb = gemv_block_warps<MT, V>();
     if constexpr (MT == 1) {
       if constexpr (V == kVecWidth) {
         *lb = kOne;
+        *round = kGemvOneRowVecRound;
         return oneWave ? sgemm_30_gemv<1, 1, V, kGemvOneRowVecRound, kOne, true>
                        : sgemm_30_gemv<1, 1, V, kGemvOneRowVecRound, kOne, false>;
-      } else if (!oneWave) {
-        *lb = kOne;
-        return sgemm_30_gemv<1, 1, V, kGemvDeepRound, kOne, false>;
       }
     }
+    *round = oneWave ? kDeep : R;
     return oneWave ? sgemm_30_gemv<MT, CT, V, kDeep> : sgemm_30_gemv<MT, CT, V, R>;
   };
   int lb = 0;
-  *cluster = false;
   if (gemv_cluster_split<MT, CT * V>() && gg->splits > 1 && gg->splits <= kGemvMaxCluster) {
     const int64_t chunks = ceil_div64(a.K, kGemvChunk);
     for (int64_t want = gg->splits; want > 1; --want) {
       const int64_t perBlock = ceil_div64(chunks, want), splits = ceil_div64(chunks, perBlock);
-      auto kernel = kernel_for(splits, &lb);
+      auto kernel = kernel_for(splits, &lb, &plan->round);
       const int warps = std::min(gg->warps, lb);
       if (splits > 1 && max_clusters(kernel, warps * kWarpSize, 0, int(splits)) >= gg->colBlocks) {
-        *cluster = true;
+        plan->cluster = true;
         gg->splits = int(splits);
         gg->kPerBlock = int(perBlock * kGemvChunk);
         gg->warps = warps;
@@ -279,16 +298,17 @@ auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, b
       }
     }
   }
-  auto kernel = kernel_for(gg->splits, &lb);  // unsplit, or no cluster fits: the workspace, as planned
+  auto kernel = kernel_for(gg->splits, &lb, &plan->round);  // unsplit, or no cluster fits: the workspace, as planned
   gg->warps = std::min(gg->warps, lb);
   return kernel;
 }
 template <int MT, int V>
 Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvGrid& gg, cudaStream_t stream,
                           std::string* why) {
-  bool cluster = false;
+  GemvRowsPlan plan;
   GemvGrid g = gg;
-  auto kernel = gemv_rows_kernel<MT, V>(a, info, &g, &cluster);
+  auto kernel = gemv_rows_kernel<MT, V>(a, info, &g, &plan);
+  const bool cluster = plan.cluster;
   const dim3 grid(unsigned(g.colBlocks), unsigned(g.splits)), block(unsigned(g.warps * kWarpSize));
   GemvScratch sc;
   Status s = cluster ? Status::kOk : gemv_scratch(a, grid.x, grid.y, stream, &sc);
@@ -334,8 +354,8 @@ GemvRowsPlan gemv_rows_plan_for(const GemmArgs& a) {
   std::string why;
   GemvRowsPlan p;
   if (gemv_rows_plan<MT>(a, &V, &info, &gg, &why) != Status::kOk) return p;
-  if (V == kVecWidth) gemv_rows_kernel<MT, kVecWidth>(a, info, &gg, &p.cluster);
-  else gemv_rows_kernel<MT, 1>(a, info, &gg, &p.cluster);
+  if (V == kVecWidth) gemv_rows_kernel<MT, kVecWidth>(a, info, &gg, &p);
+  else gemv_rows_kernel<MT, 1>(a, info, &gg, &p);
   p.laneColumns = V;
   p.splits = gg.splits;
   return p;

@@ -53,13 +53,16 @@ constexpr int kGemvNarrowMaxCols = 16;  // the narrow-N form: N <= 16 with op(A)
 // the call), or none.
 enum class GemvForm { kNone, kRows, kRowsT, kNarrowN };
 GemvForm gemv_form(const GemmArgs& a);
-// How the rows GEMV runs a call on the current device (30_auto.cuh says when which): its columns a
-// lane, 4 (128-bit loads of adjacent columns) or 1 (scalar); the parts K is split into over blocks;
+// How the rows GEMV runs a call on the current device (30_auto.cuh says when which): its adjacent
+// columns a lane, 4 (128-bit loads) or 1 (scalar), in `groups` groups 32 x laneColumns columns apart;
+// the rows of B a lane loads before it uses them (`round`); the parts K is split into over blocks;
 // and whether those parts run as one cluster and add up through distributed shared memory (sm_90
 // on, at most 8 parts) rather than through a workspace. All zero where the rows form does not take
 // the call.
 struct GemvRowsPlan {
   int laneColumns = 0;
+  int groups = 0;
+  int round = 0;
   int splits = 0;
   bool cluster = false;
 };

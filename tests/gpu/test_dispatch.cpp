@@ -5,6 +5,7 @@
 // on ragged shapes, forced, since a shape's choice can change with the next calibration.
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -206,6 +207,42 @@ TEST(Dispatch, SanitizerRaggedGemvRows) {
   if (major >= 9) EXPECT_GT(clustered, 0) << "no shape split K over a cluster";
   else EXPECT_EQ(clustered, 0);
   EXPECT_GT(workspace, 0) << "no shape split K through the workspace";
+  check_candidate(candidate("gemv"), shapes);
+}
+
+// One row of C in 8-warp blocks under compute-sanitizer (a test of its own, so that racecheck gets
+// through it): B's rows unaligned over grids of several waves, two groups of 32 columns a lane in
+// rounds of 32 rows (more blocks than an SM keeps at once) and of 16 (fewer), K ragged and cut
+// short of a warp's chunk; B's rows aligned, 128-bit loads; with a bias and without.
+TEST(Dispatch, SanitizerRaggedGemvOneRow) {
+  std::vector<harness::Shape> shapes;
+  for (harness::Shape s : std::vector<harness::Shape>{{1, 33001, 70}, {1, 12001, 70}, {1, 12001, 333, 0, 12003, 0},
+                                                       {1, 33001, 45, 0, 33004, 0}}) {
+    for (const bool bias : {false, true}) {
+      s.bias = bias;
+      shapes.push_back(harness::with_default_ld(s));
+    }
+  }
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  std::set<int> rounds;
+  for (const harness::Shape& s : shapes) {
+    harness::ProblemSpec spec;
+    spec.shape = s;
+    harness::Problem p(spec);
+    const rung30::GemvRowsPlan plan = rung30::gemv_rows_plan_of(p.args(0));
+    if (s.ldb % 4 == 0) {
+      EXPECT_EQ(plan.laneColumns, 4) << s.str();
+      continue;
+    }
+    EXPECT_EQ(plan.laneColumns, 1) << s.str();
+    if ((s.N + 31) / 32 > sms) {  // the 32-warp grid would take several waves
+      EXPECT_EQ(plan.groups, 2) << s.str();
+      EXPECT_TRUE(plan.round == 16 || plan.round == 32) << s.str() << ": rounds of " << plan.round;
+      rounds.insert(plan.round);
+    }
+  }
+  EXPECT_FALSE(rounds.empty()) << "no shape took two column groups a lane";
   check_candidate(candidate("gemv"), shapes);
 }
 
