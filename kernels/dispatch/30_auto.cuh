@@ -233,8 +233,9 @@ constexpr int kGemvMaxCluster = 8;  // the portable cluster size
 // scalar columns, in grids of several waves, two groups of 32 columns a lane (kGemvOneRowGroups: a
 // warp's rows 256 bytes, each block twice the columns) in rounds of 32 rows, or of 16 where the
 // grid's blocks of deep rounds would all be resident at once (nothing queued behind a block to hide
-// the end of its rounds). A one-wave grid of scalar columns keeps its 32-warp blocks: with 8, an SM
-// would hold too few loads. Measured hot against the other grids: docs/rungs/30_auto.md.
+// the end of its rounds); one group in rounds of 32 where the blocks of two would not outnumber the
+// SMs. A one-wave grid of scalar columns keeps its 32-warp blocks: with 8, an SM would hold too few
+// loads. Measured hot against the other grids: docs/rungs/30_auto.md.
 constexpr int kGemvOneRowWarps = 8;
 constexpr int kGemvOneRowVecRound = 16;
 constexpr int kGemvOneRowGroups = 2;
@@ -254,10 +255,18 @@ auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, G
   plan->groups = CT;
   plan->cluster = false;
   if constexpr (MT == 1 && V == 1) {
-    if (gg->splits == 1 && gg->colBlocks > info.sms) {  // several waves (K is never split there: gemv_grid)
-      constexpr int kCT = kGemvOneRowGroups;
+    // Several waves (K is never split there: gemv_grid): one group a lane where the blocks of two
+    // would not outnumber the SMs (each SM would keep one block of 8 warps, too few loads in flight).
+    constexpr int kCT = kGemvOneRowGroups;
+    const int64_t blocks2 = ceil_div64(a.N, kWarpSize * kCT);
+    if (gg->splits == 1 && gg->colBlocks > info.sms && blocks2 <= info.sms) {
+      gg->warps = std::min(gg->warps, kOne);
+      plan->round = kGemvDeepRound;
+      return Kernel(sgemm_30_gemv<1, 1, 1, kGemvDeepRound, kOne, false>);
+    }
+    if (gg->splits == 1 && gg->colBlocks > info.sms) {
       const Kernel deep = sgemm_30_gemv<1, kCT, 1, kGemvDeepRound, kOne, false>;
-      gg->colBlocks = ceil_div64(a.N, kWarpSize * kCT);
+      gg->colBlocks = blocks2;
       gg->warps = std::min(gg->warps, kOne);
       KernelInfo deepInfo;
       const bool resident = prepare(deep, kOne * kWarpSize, 0, &deepInfo, nullptr) == Status::kOk &&
