@@ -255,25 +255,24 @@ auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, G
   plan->groups = CT;
   plan->cluster = false;
   if constexpr (MT == 1 && V == 1) {
-    // Several waves (K is never split there: gemv_grid): one group a lane where the blocks of two
-    // would not outnumber the SMs (each SM would keep one block of 8 warps, too few loads in flight).
-    constexpr int kCT = kGemvOneRowGroups;
-    const int64_t blocks2 = ceil_div64(a.N, kWarpSize * kCT);
-    if (gg->splits == 1 && gg->colBlocks > info.sms && blocks2 <= info.sms) {
+    if (gg->splits == 1 && gg->colBlocks > info.sms) {  // several waves (K is never split there: gemv_grid)
+      constexpr int kCT = kGemvOneRowGroups;
+      const Kernel deep = sgemm_30_gemv<1, kCT, 1, kGemvDeepRound, kOne, false>;
+      const int64_t blocks = ceil_div64(a.N, kWarpSize * kCT);
       gg->warps = std::min(gg->warps, kOne);
       plan->round = kGemvDeepRound;
-      return Kernel(sgemm_30_gemv<1, 1, 1, kGemvDeepRound, kOne, false>);
-    }
-    if (gg->splits == 1 && gg->colBlocks > info.sms) {
-      const Kernel deep = sgemm_30_gemv<1, kCT, 1, kGemvDeepRound, kOne, false>;
-      gg->colBlocks = blocks2;
-      gg->warps = std::min(gg->warps, kOne);
-      KernelInfo deepInfo;
-      const bool resident = prepare(deep, kOne * kWarpSize, 0, &deepInfo, nullptr) == Status::kOk &&
-                            gg->colBlocks <= int64_t(deepInfo.sms) * deepInfo.blocks_per_sm;
+      // One group where the blocks of two would not outnumber the SMs: each SM would keep one block
+      // of 8 warps, too few loads in flight.
+      if (blocks <= info.sms) return Kernel(sgemm_30_gemv<1, 1, 1, kGemvDeepRound, kOne, false>);
+      gg->colBlocks = blocks;
       plan->groups = kCT;
-      plan->round = resident ? kGemvOneRowShallowRound : kGemvDeepRound;
-      return resident ? sgemm_30_gemv<1, kCT, 1, kGemvOneRowShallowRound, kOne, false> : deep;
+      KernelInfo deepInfo;
+      if (prepare(deep, kOne * kWarpSize, 0, &deepInfo, nullptr) == Status::kOk &&
+          blocks <= int64_t(deepInfo.sms) * deepInfo.blocks_per_sm) {
+        plan->round = kGemvOneRowShallowRound;
+        return Kernel(sgemm_30_gemv<1, kCT, 1, kGemvOneRowShallowRound, kOne, false>);
+      }
+      return deep;
     }
   }
   // The instance for `splits` parts of K, its block's most warps (*lb) and its rounds (*round).
