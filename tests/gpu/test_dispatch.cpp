@@ -216,16 +216,19 @@ TEST(Dispatch, SanitizerRaggedGemvRows) {
 // the blocks of two would not outnumber the SMs; K ragged and cut short of a warp's chunk; B's rows
 // aligned, 128-bit loads; with a bias and without.
 TEST(Dispatch, SanitizerRaggedGemvOneRow) {
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  // Odd N (so odd rows: scalar columns) of 1.5, 3 and 8 times 32 columns an SM: the blocks of two
+  // groups (64 columns) are then 0.75, 1.5 and 4 an SM, and the 32-row instance keeps 2 an SM.
+  const int64_t wide = 256 * int64_t(sms) + 1, mid = 96 * int64_t(sms) + 1, narrow = 48 * int64_t(sms) + 1;
   std::vector<harness::Shape> shapes;
-  for (harness::Shape s : std::vector<harness::Shape>{{1, 33001, 70}, {1, 12001, 70}, {1, 12001, 333, 0, 12003, 0},
-                                                       {1, 6001, 100}, {1, 33001, 45, 0, 33004, 0}}) {
+  for (harness::Shape s : std::vector<harness::Shape>{{1, wide, 70}, {1, mid, 70}, {1, mid, 333, 0, mid + 2, 0},
+                                                       {1, narrow, 100}, {1, 33001, 45, 0, 33004, 0}}) {
     for (const bool bias : {false, true}) {
       s.bias = bias;
       shapes.push_back(harness::with_default_ld(s));
     }
   }
-  int sms = 0;
-  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
   std::set<int> rounds;  // the several-wave instances that ran: 100 x groups + rounds
   for (const harness::Shape& s : shapes) {
     harness::ProblemSpec spec;
@@ -244,8 +247,7 @@ TEST(Dispatch, SanitizerRaggedGemvOneRow) {
       rounds.insert(groups * 100 + plan.round);
     }
   }
-  // On 132 SMs (H100, H200) the shapes take all three several-wave instances; a GPU of other SMs some.
-  EXPECT_FALSE(rounds.empty()) << "no shape took a several-wave instance";
+  EXPECT_EQ(rounds, (std::set<int>{132, 216, 232})) << "one group in rounds of 32, two in rounds of 16 and of 32";
   check_candidate(candidate("gemv"), shapes);
 }
 
