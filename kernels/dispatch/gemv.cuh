@@ -189,11 +189,11 @@ sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool tr
   const int k0 = kb0 + warp * per, k1 = min(kb1, k0 + per);
   // Warming (kWarm: deep rounds, and one row's 128-bit kernel) runs where the grid is one wave:
   // every block starts at once, while the launch before ends. There lane j warms L2 with the first
-  // line of the warp's row k0 + j, so that the first chunk streams in that launch's tail. Not in grids of several waves, whose later blocks have no
-  // launch to overlap and pay for the prefetches (docs/rungs/30_auto.md); nor with K split over
-  // blocks, whose workspace is allocated on the stream between the launch before and this one (no
-  // overlap there either; a cluster's split needs none); nor at 3-4 rows, where the address alone
-  // makes ptxas spill at 64 registers.
+  // line of the warp's row k0 + j, so that the first chunk streams in that launch's tail. Not in
+  // grids of several waves, whose later blocks have no launch to overlap and pay for the prefetches
+  // (docs/rungs/30_auto.md); nor with K split over blocks, whose workspace is allocated on the
+  // stream between the launch before and this one (no overlap there either; a cluster's split needs
+  // none); nor at 3-4 rows, where the address alone makes ptxas spill at 64 registers.
   if constexpr (kWarm && MT < kGemvDeepMaxRows) {
     const bool warm = W == nullptr && k0 + lane < k1 && blockCol0 < N;
     gemv_overlap(warm ? B + int64_t(k0 + lane) * ldb + blockCol0 : nullptr);
