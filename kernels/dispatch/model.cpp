@@ -164,6 +164,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       const bool narrow = form == GemvForm::kNarrowN;
       t.gemvBytes = t.minBytes;
       t.gemvGroup = gemv_group(narrow ? a.N : a.M);
+      t.gemvNarrow = narrow;
       t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(narrow ? a.M : a.N) * double(a.K);
       // The narrow form's 8-16 columns of a B read K-major: first copied to rows along K (30_auto.cuh).
       if (narrow && !a.transb && (int64_t(1) << t.gemvGroup) >= 8) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
@@ -242,6 +243,7 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
   const double perSm = chip * double(calibrated.sms) / double(here.sms);
   k.bytesPerNs *= here.dram_bytes / calibrated.dram_bytes;
   for (double& f : k.gemvFlopsPerNs) f *= chip;
+  for (double& f : k.gemvNarrowFlopsPerNs) f *= chip;
   for (Cost& c : k.costs) {
     c.slab_ns /= perSm;
     c.fixup_ns /= perSm;
@@ -284,8 +286,9 @@ Constants tuned_constants(int i) {
   Constants k;
   for (const tuned::DispatchCost& c : cal.costs)
     k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned, c.tile_ns,
-                       c.tile32_ns});
+                       c.tile32_ns, c.transa, c.transb, c.tileta_ns, c.tiletb_ns});
   k.gemvFlopsPerNs.assign(std::begin(cal.gemvFlopsPerNs), std::end(cal.gemvFlopsPerNs));
+  k.gemvNarrowFlopsPerNs.assign(std::begin(cal.gemvNarrowFlopsPerNs), std::end(cal.gemvNarrowFlopsPerNs));
   k.bytesPerNs = cal.bytesPerNs;
   return k;
 }
@@ -317,11 +320,21 @@ Constants measured_constants() {
 
 // ---- the prediction and the pick ----------------------------------------------------------------
 
-// A slab of the tiles in a call's layout over one in NN (the calibration's): a transposed B goes
-// through registers and transposed stores, a transposed A by cp.async. Set from the capstone's
-// layouts measured on an H100 and an H200 at 7855a22 (bench/results/<gpu>_layouts.json; rung 30's
-// page), not calibrated per GPU by sgemm_autotune --dispatch.
-double layout_factor(const GemmArgs& a) { return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0; }
+// A slab of the tiles in a call's layout over one in NN: a transposed B goes through registers and
+// transposed stores, a transposed A by cp.async. Each candidate's factors are measured by
+// sgemm_autotune --dispatch (a 4096^3 product in TN and in NT against the NN fit); a calibration
+// older than them takes the capstone's, measured on an H100 and an H200 at 7855a22
+// (bench/results/<gpu>_layouts.json; rung 30's page) for every candidate.
+double layout_factor(const Cost& cost, const GemmArgs& a) {
+  if (cost.transa <= 0 && cost.transb <= 0) return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0;
+  return (a.transa ? cost.transa : 1.0) * (a.transb ? cost.transb : 1.0);
+}
+
+double gemv_rate(const Terms& t, const Constants& k) {
+  const size_t g = size_t(t.gemvGroup);
+  if (t.gemvNarrow && g < k.gemvNarrowFlopsPerNs.size() && k.gemvNarrowFlopsPerNs[g] > 0) return k.gemvNarrowFlopsPerNs[g];
+  return k.gemvFlopsPerNs[g];
+}
 
 bool offered(int c, const GemmArgs& a, const Constants& k) {
   const int maxK = kCandidateList[size_t(c)].maxK;
@@ -340,11 +353,12 @@ double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const double moved = t.moveBytes / k.bytesPerNs + cost.launch_ns;
   if (t.inner >= 0) return predict_ns(t.inner, t.repacked, d, k) + moved;
   const double slab = slab_ns_at(cost, t.residency) * (t.unaligned ? cost.unaligned : 1.0) *
-                      (1.0 + (cost.guard - 1.0) * t.guarded) * layout_factor(a);
-  const double gemv =
-      t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / k.gemvFlopsPerNs[size_t(t.gemvGroup)]) : 0.0;
+                      (1.0 + (cost.guard - 1.0) * t.guarded) * layout_factor(cost, a);
+  const double gemv = t.gemvFlops > 0 ? std::max(t.gemvBytes / k.bytesPerNs, t.gemvFlops / gemv_rate(t, k)) : 0.0;
+  const double tile = cost.tile_ns + (t.unalignedC ? cost.tile32_ns : 0.0) + (a.transa ? cost.tileta_ns : 0.0) +
+                      (a.transb ? cost.tiletb_ns : 0.0);
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns +
-                        t.fixups * cost.fixup_ns + t.tiles * (cost.tile_ns + (t.unalignedC ? cost.tile32_ns : 0.0));
+                        t.fixups * cost.fixup_ns + t.tiles * tile;
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 

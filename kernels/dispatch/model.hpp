@@ -126,6 +126,7 @@ struct Terms {
   double gemvBytes = 0;
   double gemvFlops = 0;
   int gemvGroup = 0;
+  bool gemvNarrow = false;  // the narrow-N form: its own FLOP rates where the calibration has them
   // Every candidate: the bytes any kernel must move (the floor of every prediction).
   double minBytes = 0;
   // Repack: the candidate that runs on the aligned copies, and those copies' shape.
@@ -139,11 +140,15 @@ struct Cost {
   double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0, guard = 1, unaligned = 1;
   double tile_ns = 0;  // a whole tile's start and end (first load, C's store) beyond its slabs
   double tile32_ns = 0;  // what an unaligned C (stored a float at a time) adds to it
+  // A slab's factor with op(A) = A^T and with op(B) = B^T (0: not measured, layout_factor's fixed
+  // ones), and what each adds to a whole tile's start and end.
+  double transa = 0, transb = 0, tileta_ns = 0, tiletb_ns = 0;
 };
 constexpr int kGemvGroups = 6;  // the GEMV's row groups: M <= 1, 2, 4, 8, 16, 32
 struct Constants {
   std::vector<Cost> costs;            // per candidate
   std::vector<double> gemvFlopsPerNs;  // per GEMV row group
+  std::vector<double> gemvNarrowFlopsPerNs;  // the narrow-N form's, per group of C's columns (empty or 0: the rows')
   double bytesPerNs = 0;
 };
 // The header's calibrations (kernels/tuned/dispatch_sm_<arch>.cuh), one per GPU measured: the GPU's
@@ -217,6 +222,11 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
 // it (a slab's or a launch's time; a fit may put a tile's launch at 0) and K is within its maxK.
 // predict_ns() is infinite where not.
 bool offered(int c, const GemmArgs& a, const Constants& k);
+// A slab in the call's layout over one in NN, by candidate: the product of its measured factors for
+// a transposed A and a transposed B, or where its calibration has none, the capstone's fixed ones.
+double layout_factor(const Cost& cost, const GemmArgs& a);
+// The GEMV's FLOP rate for its terms: the narrow-N form's where measured, else its row group's.
+double gemv_rate(const Terms& t, const Constants& k);
 double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only, const Device& d, const Constants& k);
 

@@ -27,14 +27,22 @@ struct DispatchCost {
   // What a C whose rows are not 16-byte aligned adds to that start and end: its stores a float at a
   // time (tiles; 0 otherwise, and in a header older than it).
   double tile32_ns;
+  // A slab with op(A) = A^T, and one with op(B) = B^T, over an NN slab (tiles and split-K; 0 in a
+  // header older than them: the model then takes the capstone's layout factors measured at 7855a22),
+  // and what each adds to a whole tile's start and end (tiles; 0 otherwise).
+  double transa;
+  double transb;
+  double tileta_ns;
+  double tiletb_ns;
 };
 
 // One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per
 // second, the DRAM peak in GB per second, its SMs), each candidate's costs in the order of the
 // dispatch rung's candidates, the bytes per nanosecond the GEMV reads from device memory (also the
 // floor of every prediction and the rate of split-K's reduction and of repack's copies), the GEMV's
-// FLOPs per nanosecond per row group (1, 2, 4, 8, 16, 32 rows) where its arithmetic binds, and the
-// day it was measured. The rung takes the entry of the GPU it runs on, else the one whose DRAM peak
+// FLOPs per nanosecond per row group (1, 2, 4, 8, 16, 32 rows) where its arithmetic binds, the
+// day it was measured, and the narrow-N form's FLOPs per nanosecond per group of C's columns (1, 2,
+// 4, 8, 16; all 0 in a header older than them: the rows GEMV's rates stand in). The rung takes the entry of the GPU it runs on, else the one whose DRAM peak
 // is nearest, scaled by that GPU's peaks.
 constexpr int kDispatchCandidates = 9;
 constexpr int kDispatchGemvGroups = 6;
@@ -47,6 +55,7 @@ struct DispatchCalibration {
   double bytesPerNs;
   double gemvFlopsPerNs[kDispatchGemvGroups];
   const char* date;
+  double gemvNarrowFlopsPerNs[kDispatchGemvGroups];
 };
 
 }  // namespace sgemm::tuned

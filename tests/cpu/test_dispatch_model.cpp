@@ -174,6 +174,60 @@ TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
   EXPECT_GT(predict_ns(kSmall, batched, d, k), predict_ns(kSmall, shape(64, 64, 64), d, k));
 }
 
+// The layouts' slab factors and tile costs are each candidate's own where its calibration measured
+// them; where it did not (a header older than them), every candidate takes the capstone's fixed
+// factors. The narrow-N GEMV is priced at its own FLOP rates where measured, else the rows GEMV's.
+TEST(DispatchModelOnCpu, LayoutsAndTheNarrowGemvArePricedByTheirOwnConstants) {
+  const Device d = h200();
+  Constants k = tuned_constants();
+  sgemm::GemmArgs nt = shape(512, 4096, 4096), tn = nt, tt = nt;
+  nt.transb = true, nt.ldb = 4096;
+  tn.transa = true, tn.lda = 512;
+  tt.transa = tt.transb = true, tt.lda = 512, tt.ldb = 4096;
+  const Cost old{};  // no layout factors measured
+  EXPECT_DOUBLE_EQ(layout_factor(old, shape(512, 4096, 4096)), 1.0);
+  EXPECT_DOUBLE_EQ(layout_factor(old, nt), 1.0 / 0.875);
+  EXPECT_DOUBLE_EQ(layout_factor(old, tn), 1.0 / 0.97);
+  EXPECT_DOUBLE_EQ(layout_factor(old, tt), 1.0 / 0.875);
+  Cost measured{};
+  measured.transa = 1.05, measured.transb = 1.3;
+  EXPECT_DOUBLE_EQ(layout_factor(measured, shape(512, 4096, 4096)), 1.0);
+  EXPECT_DOUBLE_EQ(layout_factor(measured, nt), 1.3);
+  EXPECT_DOUBLE_EQ(layout_factor(measured, tn), 1.05);
+  EXPECT_DOUBLE_EQ(layout_factor(measured, tt), 1.05 * 1.3);
+  // A layout's tile cost is charged once per whole tile, only in that layout.
+  for (Cost& c : k.costs) c.tileta_ns = c.tiletb_ns = 0;
+  Constants tiled = k;
+  tiled.costs[kSmall].tiletb_ns = 700, tiled.costs[kSmall].tileta_ns = 300;
+  sgemm::GemmArgs batched = nt;  // whole tiles in waves
+  batched.M = batched.N = 512, batched.K = 64, batched.ldb = 64, batched.batch = 32;
+  batched.strideA = 512 * 64, batched.strideB = 512 * 64, batched.strideC = 512 * 512;
+  const Terms bt = model_terms(kSmall, batched, d, k);
+  ASSERT_GT(bt.tiles, 0.0);
+  EXPECT_NEAR(predict_ns(kSmall, batched, d, tiled) - predict_ns(kSmall, batched, d, k), 700 * bt.tiles, 1e-6);
+  sgemm::GemmArgs batchedTt = batched;
+  batchedTt.transa = true, batchedTt.lda = 512;
+  EXPECT_NEAR(predict_ns(kSmall, batchedTt, d, tiled) - predict_ns(kSmall, batchedTt, d, k),
+              1000 * model_terms(kSmall, batchedTt, d, k).tiles, 1e-6);
+  sgemm::GemmArgs batchedNn = batched;
+  batchedNn.transb = false, batchedNn.ldb = 512;
+  EXPECT_DOUBLE_EQ(predict_ns(kSmall, batchedNn, d, tiled), predict_ns(kSmall, batchedNn, d, k));
+  // The narrow-N form (N <= 16, a tall A) at its own rates; the rows GEMV keeps the rows' rates.
+  const sgemm::GemmArgs narrow = shape(16384, 16, 8192), rows = shape(16, 16384, 8192);
+  const Terms nterms = model_terms(kGemv, narrow, d, k);
+  ASSERT_TRUE(nterms.runs && nterms.gemvNarrow);
+  EXPECT_FALSE(model_terms(kGemv, rows, d, k).gemvNarrow);
+  Constants slow = k;
+  slow.gemvNarrowFlopsPerNs.assign(kGemvGroups, 1000.0);
+  EXPECT_DOUBLE_EQ(gemv_rate(nterms, slow), 1000.0);
+  EXPECT_DOUBLE_EQ(gemv_rate(model_terms(kGemv, rows, d, k), slow), k.gemvFlopsPerNs[4]);
+  EXPECT_GT(predict_ns(kGemv, narrow, d, slow), predict_ns(kGemv, narrow, d, k));
+  EXPECT_DOUBLE_EQ(predict_ns(kGemv, rows, d, slow), predict_ns(kGemv, rows, d, k));
+  Constants none = k;  // a header older than the narrow rates: the rows' stand in
+  none.gemvNarrowFlopsPerNs.assign(kGemvGroups, 0.0);
+  EXPECT_DOUBLE_EQ(gemv_rate(nterms, none), k.gemvFlopsPerNs[size_t(nterms.gemvGroup)]);
+}
+
 // The header holds one calibration per GPU measured: a GPU takes its own by name; one it does not
 // list takes the calibration whose DRAM peak is nearest (then scaled by its own peaks).
 TEST(DispatchModelOnCpu, EachGpuTakesItsOwnCalibration) {

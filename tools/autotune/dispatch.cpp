@@ -69,6 +69,13 @@ Point measure(int c, harness::Shape shape, const harness::DeviceInfo& dev, cudaS
   return {spec.shape, p.args(0), t, harness::median(ms) * 1e6};
 }
 
+// The shape with op(A) = A^T (transa) or op(B) = B^T (transb): A and B stored transposed.
+harness::Shape in_layout(harness::Shape s, bool transa, bool transb) {
+  s.transa = transa;
+  s.transb = transb;
+  return s;
+}
+
 int index_of(const std::string& name) {
   for (int c = 0; c < rung30::candidate_count(); ++c)
     if (name == rung30::candidate_name(c)) return c;
@@ -131,9 +138,27 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       points.push_back(point_json(f));
       rates.push_back(k.gemvFlopsPerNs[size_t(g)]);
     }
-    j["candidates"]["gemv"] = {{"points", points}, {"launch_ns", launch}, {"flops_per_ns", rates}};
+    // The narrow-N form (C^T = op(B)^T A^T: a tall A, 1-16 columns of C) on its own kernel, per
+    // group of C's columns, the same way: the rate that reproduces its time beyond the launch and
+    // the copy of B its 8-16 columns read from (the 32-row group, which it has not, takes 16's).
+    k.gemvNarrowFlopsPerNs.assign(rung30::kGemvGroups, 0.0);
+    nlohmann::json narrow = nlohmann::json::array();
+    for (int g = 0; g < rung30::kGemvGroups; ++g) {
+      if ((1 << g) > rung30::kGemvNarrowMaxCols) {
+        k.gemvNarrowFlopsPerNs[size_t(g)] = k.gemvNarrowFlopsPerNs[size_t(g - 1)];
+        continue;
+      }
+      const Point f = measure(gemv, {16384, 1 << g, 8192}, dev, stream);
+      if (!f.terms.gemvNarrow) throw std::runtime_error("the narrow-N GEMV does not take " + f.shape.str());
+      k.gemvNarrowFlopsPerNs[size_t(g)] = f.terms.gemvFlops / std::max(1.0, f.ns - launch - f.terms.moveBytes / k.bytesPerNs);
+      points.push_back(point_json(f));
+      narrow.push_back(k.gemvNarrowFlopsPerNs[size_t(g)]);
+    }
+    j["candidates"]["gemv"] = {{"points", points}, {"launch_ns", launch}, {"flops_per_ns", rates}, {"narrow_flops_per_ns", narrow}};
     std::printf("  gemv         %.4g bytes per ns, launch %.0f ns, FLOPs per ns at 1-32 rows:", k.bytesPerNs, launch);
     for (const double f : k.gemvFlopsPerNs) std::printf(" %.4g", f);
+    std::printf("; narrow N, 1-16 columns:");
+    for (size_t g = 0; g + 1 < k.gemvNarrowFlopsPerNs.size(); ++g) std::printf(" %.4g", k.gemvNarrowFlopsPerNs[g]);
     std::printf("\n");
   }
 
@@ -197,12 +222,29 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     points.push_back(point_json(g));
     points.push_back(point_json(u));
     points.push_back(point_json(v));
+    // The layouts: the 4096^3 product with A stored transposed (TN), then B (NT), gives each one's
+    // slab factor over NN (the tiles read a transposed B through registers and transposed stores to
+    // shared memory, a transposed A by cp.async); the one-slab tiles in that layout, what it adds to
+    // a tile's start and end. Not held to 1 from below: a layout may be cheaper (measured, not assumed).
+    for (const bool transb : {false, true}) {
+      const Point s = measure(c, in_layout({4096, 4096, 4096}, !transb, transb), dev, stream);
+      const Point e = measure(c, in_layout({4096, 4096, bk}, !transb, transb), dev, stream);
+      const double f = (beyond_fixed(s) - s.terms.tiles * cost.tile_ns) / slabs_ns(s);
+      const double tile = e.terms.tiles > 0 ? std::max(0.0, (beyond_fixed(e) - f * slabs_ns(e)) / e.terms.tiles - cost.tile_ns) : 0.0;
+      (transb ? cost.transb : cost.transa) = f;
+      (transb ? cost.tiletb_ns : cost.tileta_ns) = tile;
+      points.push_back(point_json(s));
+      points.push_back(point_json(e));
+    }
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
                              {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned},
-                             {"tile_ns", cost.tile_ns}, {"tile32_ns", cost.tile32_ns}};
+                             {"tile_ns", cost.tile_ns}, {"tile32_ns", cost.tile32_ns}, {"transa", cost.transa},
+                             {"transb", cost.transb}, {"tileta_ns", cost.tileta_ns}, {"tiletb_ns", cost.tiletb_ns}};
     std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit, x%.4g checking bounds, x%.4g on 32-bit "
-                "accesses), %.0f ns per whole tile (+%.0f with C unaligned), launch %.0f ns, %.4g ns per fix-up partial\n",
-                name, x[0], share, x[4], cost.guard, cost.unaligned, cost.tile_ns, cost.tile32_ns, x[1], x[2]);
+                "accesses, x%.4g TN, x%.4g NT), %.0f ns per whole tile (+%.0f with C unaligned, +%.0f TN, +%.0f NT), "
+                "launch %.0f ns, %.4g ns per fix-up partial\n",
+                name, x[0], share, x[4], cost.guard, cost.unaligned, cost.transa, cost.transb, cost.tile_ns, cost.tile32_ns,
+                cost.tileta_ns, cost.tiletb_ns, x[1], x[2]);
   }
 
   // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
@@ -233,11 +275,18 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     };
     cost.guard = factor(g);
     cost.unaligned = factor(u);
-    j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l), point_json(g), point_json(u)}},
+    // The layouts: the 16 tiles with A stored transposed (TN), then B (NT), at the same residency.
+    auto layout = [&](const Point& x) { return (net(x) - launch) / (x.terms.slabs * rung30::slab_ns_at(cost, x.terms.residency)); };
+    const Point ta = measure(c, in_layout(sixteen, true, false), dev, stream, Plan::kFullSms);
+    const Point tb = measure(c, in_layout(sixteen, false, true), dev, stream, Plan::kFullSms);
+    cost.transa = layout(ta);
+    cost.transb = layout(tb);
+    j["candidates"][name] = {{"points", {point_json(p), point_json(q), point_json(l), point_json(g), point_json(u), point_json(ta), point_json(tb)}},
                              {"slab_ns", slab}, {"launch_ns", launch}, {"lone_ns", lone}, {"guard", cost.guard},
-                             {"unaligned", cost.unaligned}};
+                             {"unaligned", cost.unaligned}, {"transa", cost.transa}, {"transb", cost.transb}};
     std::printf("  %-12s %.4g ns per slab on full SMs, %.4g alone (residency %.3g), x%.4g checking bounds, x%.4g on "
-                "32-bit accesses, launch %.0f ns\n", name, slab, lone, l.terms.residency, cost.guard, cost.unaligned, launch);
+                "32-bit accesses, x%.4g TN, x%.4g NT, launch %.0f ns\n", name, slab, lone, l.terms.residency, cost.guard,
+                cost.unaligned, cost.transa, cost.transb, launch);
   }
 
   // Repack: what its copy launches add beyond their bytes, on an odd problem: repack's time less
@@ -263,6 +312,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   j["calibrated_sms"] = rates.sms;
   j["bytes_per_ns"] = k.bytesPerNs;
   j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
+  j["gemv_narrow_flops_per_ns"] = k.gemvNarrowFlopsPerNs;
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
@@ -291,11 +341,13 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       const rung30::Cost& x = e.k.costs[c];
       h << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
         << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << ", " << x.tile_ns << ", "
-        << x.tile32_ns << "}";
+        << x.tile32_ns << ", " << x.transa << ", " << x.transb << ", " << x.tileta_ns << ", " << x.tiletb_ns << "}";
     }
     h << "},\n     " << e.k.bytesPerNs << ", {";
     for (size_t g = 0; g < e.k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvFlopsPerNs[g];
-    h << "}, \"" << e.date << "\"},\n";
+    h << "}, \"" << e.date << "\", {";
+    for (size_t g = 0; g < e.k.gemvNarrowFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvNarrowFlopsPerNs[g];
+    h << "}},\n";
   }
   h << "};\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
@@ -330,6 +382,15 @@ int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::
       }
       std::printf("  %-14s %12.1f %12.1f %+7.0f%%%s\n", rung30::candidate_name(c), predicted / 1e3, m.ns / 1e3,
                   100.0 * (predicted / m.ns - 1.0), size_t(c) == chosen ? "  <- picked" : "");
+      if (m.terms.inner >= 0) {  // repack: the candidate on the copies, timed alone on operands of their shape
+        const GemmArgs& r = m.terms.repacked;
+        const harness::Shape copies{r.M, r.N, r.K, r.lda, r.ldb, r.ldc};
+        const Point in = measure(m.terms.inner, copies, dev, stream);
+        const double inPredicted = rung30::predict_ns(m.terms.inner, in.args);
+        std::printf("    + %-10s %12.1f %12.1f %+7.0f%%  (on the copies, %s; the copies %.1f us at the bandwidth)\n",
+                    rung30::candidate_name(m.terms.inner), inPredicted / 1e3, in.ns / 1e3,
+                    100.0 * (inPredicted / in.ns - 1.0), copies.str().c_str(), m.terms.moveBytes / rung30::device_constants().bytesPerNs / 1e3);
+      }
     }
   }
   return 0;
