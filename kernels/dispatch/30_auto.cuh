@@ -383,10 +383,12 @@ GemvRowsPlan gemv_rows_plan_of(const GemmArgs& a) {
 template <int MT, bool kSwap>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why);
 
-// The narrow-N form where op(B) = B at 5-16 columns: B's K x N values are first copied to N rows
-// along K (copy_transposed: 8 K N bytes, one launch), so that the kernel reads its few rows as it
-// reads nn.Linear's weight. Read K-major in place, each of a warp's loads would touch 32 cache lines
-// for 16 bytes of each: L1, not the memory, would set the pace (rung 30's page has the measurement).
+// The narrow-N form where op(B) = B: B's K x N values are first copied to N rows along K
+// (copy_transposed: 8 K N bytes, one launch), so that the kernel reads its few rows as it reads
+// nn.Linear's weight. Read K-major in place at 5-16 columns, each of a warp's loads would touch 32
+// cache lines for 16 bytes of each: L1, not the memory, would set the pace; at 1-4 columns a float
+// at a time or four k steps' values apart, with a check per value, slower than the copy and the
+// unchecked walk on it (rung 30's page has the measurements).
 template <int MT>
 Status launch_gemv_narrow_copied(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const int64_t ldt = ceil_div64(a.K, kVecWidth) * kVecWidth, per = a.N * ldt;
@@ -407,7 +409,7 @@ Status launch_gemv_narrow_copied(const GemmArgs& a, cudaStream_t stream, std::st
 template <int MT, bool kSwap>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_t_cols<MT>();
-  if constexpr (kSwap && MT >= 8)
+  if constexpr (kSwap)
     if (!a.transb) return launch_gemv_narrow_copied<MT>(a, stream, why);
   const int64_t few = kSwap ? a.N : a.M, many = kSwap ? a.M : a.N;
   const float* S = kSwap ? a.B : a.A;            // the few rows

@@ -330,8 +330,13 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // most MT. The caller passes op(B)^T as the few rows (M = its N, A = its B) and its A, stored M x K,
 // as the many (N = its M, B = its A); each sum goes to C^T's element, that is C[n ldc + m], with the
 // bias of column m.
+// Two blocks an SM at 16 rows: left free, ptxas gives the unchecked walk's loads 236 registers and
+// one block an SM, which ran slower than the checked walk; held to 128 (a few spills), faster
+// (rung 30's page; branch lab/gemv-t-fast).
+template <int MT>
+constexpr int gemv_t_min_blocks() { return MT >= 16 ? 2 : 1; }
 template <int MT, int CT, bool kVec, bool kSwap>
-__global__ void __launch_bounds__(kGemvTWarps * kWarpSize)
+__global__ void __launch_bounds__(kGemvTWarps * kWarpSize, gemv_t_min_blocks<MT>())
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
                 float beta, float* C, int ldc, Batch batch, int split, int small) {
   __shared__ float sPart[kGemvTWarps][MT * CT];  // each warp's sums
@@ -364,11 +369,12 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
       acc[m][c] += a.w * b[c].w;
     }
   };
-  // The walk along K; kKMajor: op(A) read K-major, four rows at a time (small_k_major), each
-  // group's sixteen values turned into its four rows' float4s in registers.
-  auto walk = [&](auto kKMajor) {
+  // The walk along K from the lane's first k (zero past K); kKMajor: op(A) read K-major, four rows
+  // at a time (small_k_major), each group's sixteen values turned into its four rows' float4s in
+  // registers.
+  auto walk = [&](auto kKMajor, int k) {
 #pragma unroll kUnroll
-    for (int k = kVecWidth * (part * kWarpSize + lane); k < K; k += step) {
+    for (; k < K; k += step) {
       float4 b[CT];
 #pragma unroll
       for (int c = 0; c < CT; ++c) b[c] = load4_stream<kVec>(g.B + int64_t(n0 + c) * ldb, k, K, n0 + c < N);
@@ -388,12 +394,40 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
       }
     }
   };
+  // Where both operands' rows are 16-byte aligned and read along K (kVec, kSmallRows), the steps
+  // that lie wholly inside K go first without a check: every row's place is set before the walk
+  // (rows past M or N read the last row instead of zeros: their sums are never stored; the few
+  // rows' offsets fit an int), so that a load costs an address instruction or two and no compare.
+  // The lane's last, partial step (if any) then takes the checked walk. The checked walk alone
+  // issued more other instructions than FFMAs (rung 30's page).
+  auto fast = [&]() {
+    const float* bRow[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) bRow[c] = g.B + int64_t(min(n0 + c, N - 1)) * ldb;
+    int aOff[MT];  // the few rows' offsets (the launch keeps them within an int)
+#pragma unroll
+    for (int m = 0; m < MT; ++m) aOff[m] = min(m, M - 1) * sm;
+    int k = kVecWidth * (part * kWarpSize + lane);
+#pragma unroll kUnroll
+    for (; k + kVecWidth <= K; k += step) {
+      float4 b[CT];
+#pragma unroll
+      for (int c = 0; c < CT; ++c) b[c] = load4_stream<true>(bRow[c], k, k + kVecWidth, true);
+#pragma unroll
+      for (int m = 0; m < MT; ++m) fma4(m, load_f4(g.A + (aOff[m] + k)), b);
+    }
+    return k;
+  };
+  const int k0 = kVecWidth * (part * kWarpSize + lane);
+  const bool unchecked = kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff);
   if (n0 < N) {
     if constexpr (MT >= kVecWidth) {
-      if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{});
-      else walk(std::integral_constant<bool, false>{});
+      if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
+      else if (unchecked) walk(std::integral_constant<bool, false>{}, fast());
+      else walk(std::integral_constant<bool, false>{}, k0);
     } else {
-      walk(std::integral_constant<bool, false>{});
+      if (unchecked) walk(std::integral_constant<bool, false>{}, fast());
+      else walk(std::integral_constant<bool, false>{}, k0);
     }
   }
 #pragma unroll

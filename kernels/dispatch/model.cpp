@@ -166,8 +166,8 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       t.gemvGroup = gemv_group(narrow ? a.N : a.M);
       t.gemvNarrow = narrow;
       t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(narrow ? a.M : a.N) * double(a.K);
-      // The narrow form's 8-16 columns of a B read K-major: first copied to rows along K (30_auto.cuh).
-      if (narrow && !a.transb && (int64_t(1) << t.gemvGroup) >= 8) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
+      // The narrow form's columns of a B read K-major: first copied to rows along K (30_auto.cuh).
+      if (narrow && !a.transb) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
       t.runs = true;
       return t;
     }

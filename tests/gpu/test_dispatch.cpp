@@ -252,12 +252,13 @@ TEST(Dispatch, SanitizerRaggedGemvOneRow) {
 }
 
 // The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
-// pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps.
+// pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps (and, at
+// 5x40x1029 on rows of 1032 floats, its unchecked walk with a last step that ends inside K's float4).
 TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
   std::vector<harness::Shape> shapes;
   for (const auto& [transa, transb] : {std::pair{false, true}, std::pair{true, true}, std::pair{true, false}})
     for (harness::Shape s : std::vector<harness::Shape>{{8, 77, 4500}, {3, 130, 2100}, {16, 45, 1030}, {1, 33, 700},
-                                                         {67, 45, 97}, {130, 260, 70}}) {
+                                                         {67, 45, 97}, {130, 260, 70}, {5, 40, 1029, 1032, 1032, 0}}) {
       for (const int64_t batch : {1, 2}) {  // one product: repack copies B^T; two: it runs the tiles
         harness::Shape b = s;
         b.transa = transa, b.transb = transb, b.batch = batch, b.bias = true;
@@ -267,14 +268,16 @@ TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
   for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, shapes);
 }
 
-// The narrow-N GEMV (N <= 16, op(A) = A) under compute-sanitizer: op(B) = B (read K-major: whole
-// float4s where ldb allows, single floats where not) and op(B) = B^T (rows along K), every row group
-// of its kernel (N = 1-16), ragged K, leading dimensions that break 16-byte rows, batches and a bias.
+// The narrow-N GEMV (N <= 16, op(A) = A) under compute-sanitizer: op(B) = B (copied to rows along K
+// first, whatever its ldb) and op(B) = B^T (rows along K, read in place), every row group
+// of its kernel (N = 1-16), ragged K, leading dimensions that break 16-byte rows, aligned rows whose K
+// ends inside a float4 (the unchecked walk, then its checked last step), batches and a bias.
 TEST(Dispatch, SanitizerRaggedNarrowN) {
   std::vector<harness::Shape> shapes;
   for (const bool transb : {false, true})
     for (harness::Shape s : std::vector<harness::Shape>{{2053, 1, 1030}, {777, 3, 129}, {300, 8, 2100}, {1500, 12, 333},
-                                                         {4100, 16, 700}, {1031, 7, 517, 519, 0, 9}})
+                                                         {4100, 16, 700}, {1031, 7, 517, 519, 0, 9},
+                                                         {2049, 5, 1029, 1032, 0, 0}, {1500, 16, 1027, 1028, 0, 0}})
       for (const int64_t batch : {1, 3}) {
         harness::Shape b = s;
         b.transb = transb, b.batch = batch, b.bias = batch > 1;

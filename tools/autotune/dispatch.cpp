@@ -140,7 +140,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     }
     // The narrow-N form (C^T = op(B)^T A^T: a tall A, 1-16 columns of C) on its own kernel, per
     // group of C's columns, the same way: the rate that reproduces its time beyond the launch and
-    // the copy of B its 8-16 columns read from (the 32-row group, which it has not, takes 16's).
+    // the copy of B it reads its columns from (the 32-row group, which it has not, takes 16's).
     k.gemvNarrowFlopsPerNs.assign(rung30::kGemvGroups, 0.0);
     nlohmann::json narrow = nlohmann::json::array();
     for (int g = 0; g < rung30::kGemvGroups; ++g) {
