@@ -330,13 +330,13 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // most MT. The caller passes op(B)^T as the few rows (M = its N, A = its B) and its A, stored M x K,
 // as the many (N = its M, B = its A); each sum goes to C^T's element, that is C[n ldc + m], with the
 // bias of column m.
-// Two blocks an SM at 16 rows: left free, ptxas gives the unchecked walk's loads 236 registers and
-// one block an SM, which ran slower than the checked walk; held to 128 (a few spills), faster
-// (rung 30's page; branch lab/gemv-t-fast).
-template <int MT>
-constexpr int gemv_t_min_blocks() { return MT >= 16 ? 2 : 1; }
+// Two blocks an SM for the narrow-N form at 16 rows: left free, ptxas gives the unchecked walk's
+// loads 236 registers and one block an SM, which ran slower than the checked walk; held to 128 (a
+// few spills), faster (rung 30's page; branch lab/gemv-t-fast).
+template <int MT, bool kSwap>
+constexpr int gemv_t_min_blocks() { return kSwap && MT >= 16 ? 2 : 1; }
 template <int MT, int CT, bool kVec, bool kSwap>
-__global__ void __launch_bounds__(kGemvTWarps * kWarpSize, gemv_t_min_blocks<MT>())
+__global__ void __launch_bounds__(kGemvTWarps * kWarpSize, gemv_t_min_blocks<MT, kSwap>())
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
                 float beta, float* C, int ldc, Batch batch, int split, int small) {
   __shared__ float sPart[kGemvTWarps][MT * CT];  // each warp's sums
@@ -394,12 +394,12 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
       }
     }
   };
-  // Where both operands' rows are 16-byte aligned and read along K (kVec, kSmallRows), the steps
-  // that lie wholly inside K go first without a check: every row's place is set before the walk
-  // (rows past M or N read the last row instead of zeros: their sums are never stored; the few
-  // rows' offsets fit an int), so that a load costs an address instruction or two and no compare.
-  // The lane's last, partial step (if any) then takes the checked walk. The checked walk alone
-  // issued more other instructions than FFMAs (rung 30's page).
+  // In the narrow-N form, where both operands' rows are 16-byte aligned and read along K (kVec,
+  // kSmallRows), the steps that lie wholly inside K go first without a check: every row's place is
+  // set before the walk (rows past M or N read the last row instead of zeros: their sums are never
+  // stored; the few rows' offsets fit an int), so that a load costs an address instruction or two
+  // and no compare. The lane's last, partial step (if any) then takes the checked walk. The checked
+  // walk alone issued more other instructions than FFMAs (rung 30's page).
   auto fast = [&]() {
     const float* bRow[CT];
 #pragma unroll
@@ -419,7 +419,9 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     return k;
   };
   const int k0 = kVecWidth * (part * kWarpSize + lane);
-  const bool unchecked = kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff);
+  // The decode steps (not kSwap) keep the checked walk: at 1x4096x4096 NT the unchecked one ran
+  // slower there (rung 30's page).
+  const bool unchecked = kSwap && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff);
   if (n0 < N) {
     if constexpr (MT >= kVecWidth) {
       if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);

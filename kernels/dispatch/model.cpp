@@ -167,7 +167,8 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       t.gemvNarrow = narrow;
       t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(narrow ? a.M : a.N) * double(a.K);
       // The narrow form's columns of a B read K-major: first copied to rows along K (30_auto.cuh).
-      if (narrow && !a.transb) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
+      // One contiguous column is a row already.
+      if (narrow && !a.transb && !(a.N == 1 && a.ldb == 1)) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
       t.runs = true;
       return t;
     }
