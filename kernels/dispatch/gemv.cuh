@@ -332,9 +332,10 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // bias of column m.
 // Two blocks an SM for the narrow-N form at 16 rows: left free, ptxas gives the unchecked walk's
 // loads 236 registers and one block an SM, which ran slower than the checked walk; held to 128 (a
-// few spills), faster (rung 30's page; branch lab/gemv-t-fast).
+// few spills), faster (rung 30's page; branch lab/gemv-t-fast). Elsewhere 0, no minimum: a minimum
+// of 1 let ptxas give the decode steps' kernels more registers (32 -> 42 at one row) and fewer warps.
 template <int MT, bool kSwap>
-constexpr int gemv_t_min_blocks() { return kSwap && MT >= 16 ? 2 : 1; }
+constexpr int gemv_t_min_blocks() { return kSwap && MT >= 16 ? 2 : 0; }
 template <int MT, int CT, bool kVec, bool kSwap>
 __global__ void __launch_bounds__(kGemvTWarps * kWarpSize, gemv_t_min_blocks<MT, kSwap>())
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
@@ -419,17 +420,23 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     return k;
   };
   const int k0 = kVecWidth * (part * kWarpSize + lane);
-  // The decode steps (not kSwap) keep the checked walk: at 1x4096x4096 NT the unchecked one ran
-  // slower there (rung 30's page).
-  const bool unchecked = kSwap && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff);
   if (n0 < N) {
-    if constexpr (MT >= kVecWidth) {
-      if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
-      else if (unchecked) walk(std::integral_constant<bool, false>{}, fast());
-      else walk(std::integral_constant<bool, false>{}, k0);
-    } else {
-      if (unchecked) walk(std::integral_constant<bool, false>{}, fast());
-      else walk(std::integral_constant<bool, false>{}, k0);
+    if constexpr (kSwap) {
+      if (kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {
+        walk(std::integral_constant<bool, false>{}, fast());
+      } else if constexpr (MT >= kVecWidth) {
+        if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
+        else walk(std::integral_constant<bool, false>{}, k0);
+      } else {
+        walk(std::integral_constant<bool, false>{}, k0);
+      }
+    } else {  // the decode steps keep the checked walk (the unchecked one ran slower there: rung 30's page)
+      if constexpr (MT >= kVecWidth) {
+        if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
+        else walk(std::integral_constant<bool, false>{}, k0);
+      } else {
+        walk(std::integral_constant<bool, false>{}, k0);
+      }
     }
   }
 #pragma unroll
