@@ -405,7 +405,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     const float* bRow[CT];
 #pragma unroll
     for (int c = 0; c < CT; ++c) bRow[c] = g.B + int64_t(min(n0 + c, N - 1)) * ldb;
-    int aOff[MT];  // the few rows' offsets (the launch keeps them within an int)
+    int aOff[MT];  // the few rows' offsets (taken only where they fit an int)
 #pragma unroll
     for (int m = 0; m < MT; ++m) aOff[m] = min(m, M - 1) * sm;
     int k = kVecWidth * (part * kWarpSize + lane);
@@ -420,23 +420,15 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     return k;
   };
   const int k0 = kVecWidth * (part * kWarpSize + lane);
+  // The decode steps (not kSwap) keep the checked walk: the unchecked one ran slower there (rung 30's page).
   if (n0 < N) {
-    if constexpr (kSwap) {
-      if (kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {
-        walk(std::integral_constant<bool, false>{}, fast());
-      } else if constexpr (MT >= kVecWidth) {
-        if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
-        else walk(std::integral_constant<bool, false>{}, k0);
-      } else {
-        walk(std::integral_constant<bool, false>{}, k0);
-      }
-    } else {  // the decode steps keep the checked walk (the unchecked one ran slower there: rung 30's page)
-      if constexpr (MT >= kVecWidth) {
-        if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
-        else walk(std::integral_constant<bool, false>{}, k0);
-      } else {
-        walk(std::integral_constant<bool, false>{}, k0);
-      }
+    if (kSwap && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {
+      walk(std::integral_constant<bool, false>{}, fast());
+    } else if constexpr (MT >= kVecWidth) {
+      if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
+      else walk(std::integral_constant<bool, false>{}, k0);
+    } else {
+      walk(std::integral_constant<bool, false>{}, k0);
     }
   }
 #pragma unroll
