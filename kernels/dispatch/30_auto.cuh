@@ -410,12 +410,12 @@ template <int MT, bool kSwap>
 Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   constexpr int CT = gemv_t_cols<MT>();
   if constexpr (kSwap) {
-    if (!a.transb && a.N == 1 && a.ldb == 1) {  // one column, contiguous: already a row along K
+    if (gemv_narrow_copies_b(a)) return launch_gemv_narrow_copied<MT>(a, stream, why);
+    if (!a.transb) {  // one column, contiguous: already a row along K
       GemmArgs t = a;
       t.transb = true, t.ldb = a.K;
       return launch_gemv_t_rows<MT, true>(t, stream, why);
     }
-    if (!a.transb) return launch_gemv_narrow_copied<MT>(a, stream, why);
   }
   const int64_t few = kSwap ? a.N : a.M, many = kSwap ? a.M : a.N;
   const float* S = kSwap ? a.B : a.A;            // the few rows

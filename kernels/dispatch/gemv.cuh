@@ -401,6 +401,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
   // stored; the few rows' offsets fit an int), so that a load costs an address instruction or two
   // and no compare. The lane's last, partial step (if any) then takes the checked walk. The checked
   // walk alone issued more other instructions than FFMAs (rung 30's page).
+  const int k0 = kVecWidth * (part * kWarpSize + lane);
   auto fast = [&]() {
     const float* bRow[CT];
 #pragma unroll
@@ -408,7 +409,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     int aOff[MT];  // the few rows' offsets (taken only where they fit an int)
 #pragma unroll
     for (int m = 0; m < MT; ++m) aOff[m] = min(m, M - 1) * sm;
-    int k = kVecWidth * (part * kWarpSize + lane);
+    int k = k0;
 #pragma unroll kUnroll
     for (; k + kVecWidth <= K; k += step) {
       float4 b[CT];
@@ -419,7 +420,6 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     }
     return k;
   };
-  const int k0 = kVecWidth * (part * kWarpSize + lane);
   // The decode steps (not kSwap) keep the checked walk: the unchecked one ran slower there (rung 30's page).
   if (n0 < N) {
     if (kSwap && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {

@@ -109,6 +109,8 @@ GemvForm gemv_form(const GemmArgs& a) {
   return GemvForm::kNone;
 }
 
+bool gemv_narrow_copies_b(const GemmArgs& a) { return !a.transb && !(a.N == 1 && a.ldb == 1); }
+
 bool rows_aligned_all(const void* p, int64_t ld, int64_t stride, int64_t batch) {
   return rows_aligned(p, ld) && (batch == 1 || stride % kVecFloats == 0);
 }
@@ -167,8 +169,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       t.gemvNarrow = narrow;
       t.gemvFlops = products * 2.0 * double(int64_t(1) << t.gemvGroup) * double(narrow ? a.M : a.N) * double(a.K);
       // The narrow form's columns of a B read K-major: first copied to rows along K (30_auto.cuh).
-      // One contiguous column is a row already.
-      if (narrow && !a.transb && !(a.N == 1 && a.ldb == 1)) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
+      if (narrow && gemv_narrow_copies_b(a)) t.moveBytes = products * 8.0 * double(a.K) * double(a.N);
       t.runs = true;
       return t;
     }

@@ -53,6 +53,9 @@ constexpr int kGemvNarrowMaxCols = 16;  // the narrow-N form: N <= 16 with op(A)
 // the call), or none.
 enum class GemvForm { kNone, kRows, kRowsT, kNarrowN };
 GemvForm gemv_form(const GemmArgs& a);
+// Whether the narrow-N form first copies op(B)^T's rows (B's columns) to rows along K: where
+// op(B) = B, unless B is one contiguous column (ldb 1), a row along K already.
+bool gemv_narrow_copies_b(const GemmArgs& a);
 // How the rows GEMV runs a call on the current device (30_auto.cuh says when which): its adjacent
 // columns a lane, 4 (128-bit loads) or 1 (scalar), in `groups` groups 32 x laneColumns columns apart;
 // the rows of B a lane loads before it uses them (`round`); the parts K is split into over blocks;
