@@ -253,7 +253,7 @@ TEST(Dispatch, SanitizerRaggedGemvOneRow) {
 
 // The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
 // pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps (and, at
-// 5x40x1029 on rows of 1032 floats, its unchecked walk with a last step that ends inside K's float4).
+// 5x40x1029 on rows of 1032 floats, aligned rows whose K ends inside a float4).
 TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
   std::vector<harness::Shape> shapes;
   for (const auto& [transa, transb] : {std::pair{false, true}, std::pair{true, true}, std::pair{true, false}})
@@ -269,7 +269,7 @@ TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
 }
 
 // The narrow-N GEMV (N <= 16, op(A) = A) under compute-sanitizer: op(B) = B (copied to rows along K
-// first, whatever its ldb) and op(B) = B^T (rows along K, read in place), every row group
+// first, but one contiguous column read in place) and op(B) = B^T (rows along K), every row group
 // of its kernel (N = 1-16), ragged K, leading dimensions that break 16-byte rows, aligned rows whose K
 // ends inside a float4 (the unchecked walk, then its checked last step), batches and a bias.
 TEST(Dispatch, SanitizerRaggedNarrowN) {
