@@ -101,6 +101,14 @@ double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
   return edge;
 }
 
+double restream_mb(const GemmArgs& a, int BM, int BN, int64_t slots, double l2Bytes) {
+  const double bBytes = 4.0 * double(a.K) * double(a.N);
+  if (l2Bytes <= 0 || bBytes <= l2Bytes || slots <= 0) return 0;
+  const double rows = double(div_up(a.M, BM)), cols = double(div_up(a.N, BN));
+  const double passes = rows * std::min(1.0, cols / double(slots));
+  return passes > 1 ? (passes - 1) * bBytes / 1e6 : 0;
+}
+
 bool capstone_own(const GemmArgs& a) { return vec4_ok_batched(a) || !tiles_vec(a); }
 
 GemvForm gemv_form(const GemmArgs& a) {
@@ -203,6 +211,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
     t.runs = true;
     return t;
   }
+  t.restreamMB = restream_mb(a, cand.BM, cand.BN, slots, d.l2Bytes);
   // The capstone's own launch (its cut) where C's rows are aligned as its operands' (capstone_own).
   if (c == int(kCapstone) && capstone_own(a) && d.cutBlocks[vec ? 1 : 0] > 0) {
     const cut::Plan cp = rung17::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
@@ -251,6 +260,7 @@ Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRate
     c.fixup_ns /= perSm;
     c.unit_ns /= perSm;
     c.lone_ns /= perSm;
+    c.restream_ns *= calibrated.dram_bytes / here.dram_bytes;
   }
   return k;
 }
@@ -288,7 +298,7 @@ Constants tuned_constants(int i) {
   Constants k;
   for (const tuned::DispatchCost& c : cal.costs)
     k.costs.push_back({c.slab_ns, c.launch_ns, c.fixup_ns, c.share, c.unit_ns, c.lone_ns, c.guard, c.unaligned, c.tile_ns,
-                       c.tile32_ns, c.transa, c.transb, c.tileta_ns, c.tiletb_ns});
+                       c.tile32_ns, c.transa, c.transb, c.tileta_ns, c.tiletb_ns, c.restream_ns});
   k.gemvFlopsPerNs.assign(std::begin(cal.gemvFlopsPerNs), std::end(cal.gemvFlopsPerNs));
   k.gemvNarrowFlopsPerNs.assign(std::begin(cal.gemvNarrowFlopsPerNs), std::end(cal.gemvNarrowFlopsPerNs));
   k.bytesPerNs = cal.bytesPerNs;
@@ -360,7 +370,7 @@ double predict_ns(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const double tile = cost.tile_ns + (t.unalignedC ? cost.tile32_ns : 0.0) + (a.transa ? cost.tileta_ns : 0.0) +
                       (a.transb ? cost.tiletb_ns : 0.0);
   const double kernel = (t.slabs + t.shareSlabs * cost.share) * slab + t.shareUnits * cost.unit_ns +
-                        t.fixups * cost.fixup_ns + t.tiles * tile;
+                        t.fixups * cost.fixup_ns + t.tiles * tile + t.restreamMB * cost.restream_ns;
   return std::max(t.minBytes / k.bytesPerNs, kernel + gemv) + moved;
 }
 
@@ -401,6 +411,8 @@ const Device& current_device() {
         cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
       return Device{};
     if (device_rates(&d.rates) != Status::kOk) d.rates = DeviceRates{};
+    int l2 = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess) d.l2Bytes = double(l2);
     occupancy_of(&d);
     return d;
   });

@@ -92,6 +92,7 @@ struct Device {
   int sms = 0;
   DeviceRates rates;
   bool overlap = false;
+  double l2Bytes = 0;  // its L2 (0: unknown, and B is never priced as read again)
   int blocks[kCandidates][2] = {};
   int cutBlocks[2] = {};
 };
@@ -122,6 +123,8 @@ struct Terms {
   // of C (rows or columns past M or N), and the last slab of the others where K is not a multiple
   // of the slab.
   double guarded = 0;
+  // Tiles of one product: the MB of op(B) its rows of tiles read again from memory (restream_mb).
+  double restreamMB = 0;
   // Bytes moved by launches besides the GEMM kernel: split-K's reduction, repack's copies.
   double moveBytes = 0;
   // GEMV: its bytes, and its FLOPs over the rows its kernel computes (M rounded up to its row
@@ -146,6 +149,7 @@ struct Cost {
   // A slab's factor with op(A) = A^T and with op(B) = B^T (0: not measured, layout_factor's fixed
   // ones), and what each adds to a whole tile's start and end.
   double transa = 0, transb = 0, tileta_ns = 0, tiletb_ns = 0;
+  double restream_ns = 0;  // per MB of op(B) read again from memory (Terms::restreamMB; 0: not measured)
 };
 constexpr int kGemvGroups = 6;  // the GEMV's row groups: M <= 1, 2, 4, 8, 16, 32
 struct Constants {
@@ -209,6 +213,12 @@ GemvGrid gemv_grid(const GemmArgs& a, const KernelInfo& info, int maxWarps, int 
 // stay within twice the bytes of the warps / split x CT rows of B it streams:
 // split x MT <= 2 x warps x CT, or L2 rather than the memory sets the pace.
 int gemv_t_split(int64_t K, bool vec, int MT, int CT, int warps);
+
+// The MB of op(B) that BM x BN tiles in row-major order read from memory beyond its first pass, with
+// `slots` blocks resident at once on a GPU of `l2Bytes` of L2. Where op(B) fits in L2, none: it stays
+// there between rows of tiles. Where it does not, each pass over it is a new read: one a row of tiles
+// where a row outnumbers the slots (the blocks at work then share no slab of B), else one a wave.
+double restream_mb(const GemmArgs& a, int BM, int BN, int64_t slots, double l2Bytes);
 
 // The fraction of BM x BN tiles' slabs that check bounds: every slab of the last row and column of
 // tiles where they pass M or N, and where K is not a whole number of BK slabs (BK 0: not asked) the

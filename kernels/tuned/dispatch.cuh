@@ -34,6 +34,10 @@ struct DispatchCost {
   double transb;
   double tileta_ns;
   double tiletb_ns;
+  // What each MB of op(B) read again from memory adds (tiles; 0 otherwise, and in a header older than
+  // it: no such term). The tiles run in row-major order; where a row of tiles outnumbers the blocks
+  // resident at once and op(B) passes L2, each row of tiles reads B from memory again.
+  double restream_ns;
 };
 
 // One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per

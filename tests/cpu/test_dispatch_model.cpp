@@ -228,6 +228,40 @@ TEST(DispatchModelOnCpu, LayoutsAndTheNarrowGemvArePricedByTheirOwnConstants) {
   EXPECT_DOUBLE_EQ(gemv_rate(nterms, none), k.gemvFlopsPerNs[size_t(nterms.gemvGroup)]);
 }
 
+// B read again from memory: where op(B) passes L2 and the rows of tiles outnumber what one wave
+// covers, each pass over B is a new read, priced per MB by the candidate's own constant.
+TEST(DispatchModelOnCpu, BReadAgainIsPricedWhereItPassesL2) {
+  constexpr double kL2 = 50e6;
+  const int64_t slots = 132 * kFewRowsBlocks;
+  const sgemm::GemmArgs vocab = shape(2048, 50257, 768);  // B 154 MB; 64 rows of 197 few_rows tiles
+  const double bMB = 4.0 * 768 * 50257 / 1e6;
+  EXPECT_NEAR(restream_mb(vocab, 32, 256, slots, kL2), (64.0 * 197.0 / double(slots) - 1.0) * bMB, 1e-6);
+  // More tiles a row than slots: a pass a row of tiles.
+  EXPECT_NEAR(restream_mb(shape(256, 131072, 512), 32, 256, slots, kL2), 7.0 * 4.0 * 512 * 131072 / 1e6, 1e-6);
+  EXPECT_EQ(restream_mb(shape(2048, 4096, 768), 32, 256, slots, kL2), 0.0);  // B (12.6 MB) stays in L2
+  EXPECT_EQ(restream_mb(shape(32, 50257, 768), 32, 256, slots, kL2), 0.0);   // one row of tiles: one pass
+  EXPECT_EQ(restream_mb(vocab, 32, 256, slots, 0.0), 0.0);                   // L2 unknown
+  Device d = h200();
+  d.l2Bytes = kL2;
+  Constants k = tuned_constants();
+  for (Cost& c : k.costs) c.restream_ns = 0;
+  Constants priced = k;
+  priced.costs[kFewRows].restream_ns = 100;
+  const Terms t = model_terms(kFewRows, vocab, d, k);
+  ASSERT_GT(t.restreamMB, 0.0);
+  const double base = predict_ns(kFewRows, vocab, d, k);
+  EXPECT_NEAR(predict_ns(kFewRows, vocab, d, priced) - base, 100 * t.restreamMB, 1e-9 * base);
+  EXPECT_DOUBLE_EQ(predict_ns(kFewCols, vocab, d, priced), predict_ns(kFewCols, vocab, d, k));  // its own constant
+  // Split-K and batched tiles have none.
+  EXPECT_EQ(model_terms(kSplitKRows, shape(64, 65536, 8192), d, k).restreamMB, 0.0);
+  sgemm::GemmArgs batched = vocab;
+  batched.batch = 2, batched.strideA = 2048 * 768, batched.strideB = 768 * 50260, batched.strideC = 2048 * 50257;
+  EXPECT_EQ(model_terms(kFewRows, batched, d, k).restreamMB, 0.0);
+  // On a GPU with twice the memory bandwidth, a MB read again costs half.
+  const sgemm::DeviceRates calibrated{66908.2e9, 4814.3e9, 132}, faster{66908.2e9, 2 * 4814.3e9, 132};
+  EXPECT_DOUBLE_EQ(scale_constants(priced, faster, calibrated).costs[kFewRows].restream_ns, 50.0);
+}
+
 // The header holds one calibration per GPU measured: a GPU takes its own by name; one it does not
 // list takes the calibration whose DRAM peak is nearest (then scaled by its own peaks).
 TEST(DispatchModelOnCpu, EachGpuTakesItsOwnCalibration) {

@@ -84,7 +84,7 @@ int index_of(const std::string& name) {
 
 nlohmann::json point_json(const Point& p) {
   return {{"shape", p.shape.str()}, {"ns", p.ns}, {"slabs", p.terms.slabs}, {"residency", p.terms.residency}, {"fixups", p.terms.fixups}, {"share_slabs", p.terms.shareSlabs}, {"share_units", p.terms.shareUnits},
-          {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}};
+          {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}, {"restream_mb", p.terms.restreamMB}};
 }
 
 // The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
@@ -236,15 +236,26 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       points.push_back(point_json(s));
       points.push_back(point_json(e));
     }
+    // B read again: eight rows of tiles against a B of 268 MB (131072 columns, more tiles a row than
+    // blocks resident at once, K = 512), B read from memory once a row. What the time has beyond the
+    // prediction without the term, per MB read again (never below 0). Not for short_k: its K fits one
+    // slab, its B never passes L2.
+    if (bk >= 32) {
+      const Point w = measure(c, {8 * t.first, 131072, 512}, dev, stream);
+      if (w.terms.restreamMB > 0)
+        cost.restream_ns = std::max(0.0, (w.ns - rung30::predict_ns(c, w.args, k)) / w.terms.restreamMB);
+      points.push_back(point_json(w));
+    }
     j["candidates"][name] = {{"points", points}, {"slab_ns", x[0]}, {"launch_ns", x[1]}, {"fixup_ns", x[2]},
                              {"share", share}, {"unit_ns", x[4]}, {"guard", cost.guard}, {"unaligned", cost.unaligned},
                              {"tile_ns", cost.tile_ns}, {"tile32_ns", cost.tile32_ns}, {"transa", cost.transa},
-                             {"transb", cost.transb}, {"tileta_ns", cost.tileta_ns}, {"tiletb_ns", cost.tiletb_ns}};
+                             {"transb", cost.transb}, {"tileta_ns", cost.tileta_ns}, {"tiletb_ns", cost.tiletb_ns},
+                             {"restream_ns_per_mb", cost.restream_ns}};
     std::printf("  %-12s %.4g ns per slab (x%.3g in a share, %.0f ns per unit, x%.4g checking bounds, x%.4g on 32-bit "
                 "accesses, x%.4g TN, x%.4g NT), %.0f ns per whole tile (+%.0f with C unaligned, +%.0f TN, +%.0f NT), "
-                "launch %.0f ns, %.4g ns per fix-up partial\n",
+                "launch %.0f ns, %.4g ns per fix-up partial, %.4g ns per MB of B read again\n",
                 name, x[0], share, x[4], cost.guard, cost.unaligned, cost.transa, cost.transb, cost.tile_ns, cost.tile32_ns,
-                cost.tileta_ns, cost.tiletb_ns, x[1], x[2]);
+                cost.tileta_ns, cost.tiletb_ns, x[1], x[2], cost.restream_ns);
   }
 
   // Split-K, on each of its tiles, with K cut where the calibration chooses: one tile over a long K
@@ -310,6 +321,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   j["calibrated_fp32_gflops"] = rates.fp32_flops / 1e9;
   j["calibrated_dram_gbps"] = rates.dram_bytes / 1e9;
   j["calibrated_sms"] = rates.sms;
+  j["l2_bytes"] = rung30::current_device().l2Bytes;
   j["bytes_per_ns"] = k.bytesPerNs;
   j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
   j["gemv_narrow_flops_per_ns"] = k.gemvNarrowFlopsPerNs;
@@ -341,7 +353,8 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       const rung30::Cost& x = e.k.costs[c];
       h << (c ? ", " : "") << "{" << x.slab_ns << ", " << x.launch_ns << ", " << x.fixup_ns << ", " << x.share << ", "
         << x.unit_ns << ", " << x.lone_ns << ", " << x.guard << ", " << x.unaligned << ", " << x.tile_ns << ", "
-        << x.tile32_ns << ", " << x.transa << ", " << x.transb << ", " << x.tileta_ns << ", " << x.tiletb_ns << "}";
+        << x.tile32_ns << ", " << x.transa << ", " << x.transb << ", " << x.tileta_ns << ", " << x.tiletb_ns << ", "
+        << x.restream_ns << "}";
     }
     h << "},\n     " << e.k.bytesPerNs << ", {";
     for (size_t g = 0; g < e.k.gemvFlopsPerNs.size(); ++g) h << (g ? ", " : "") << e.k.gemvFlopsPerNs[g];
