@@ -19,7 +19,7 @@ namespace {
 
 using namespace sgemm::rung30;
 
-// An H200: 132 SMs, its FP32 and DRAM peaks, and the blocks of each candidate's kernels an SM
+// An H200: 132 SMs, its FP32 and DRAM peaks, its L2 (60 MiB, as the driver reports it), and the blocks of each candidate's kernels an SM
 // holds (the same with 32-bit and 128-bit accesses): from the registers and shared memory of this
 // build's sm_90 kernels (tools/cuobjdump.sh -res-usage), the capstone's as its launch bounds ask.
 constexpr int kFewRowsBlocks = 2, kFewColsBlocks = 2, kSmallBlocks = 3, kSplitKSmallBlocks = 4, kShortKBlocks = 4;
@@ -28,6 +28,7 @@ Device h200() {
   d.sms = 132;
   d.rates = {66908.2e9, 4814.3e9, 132};
   d.overlap = true;
+  d.l2Bytes = 60.0 * 1024 * 1024;
   const int blocks[kCandidates] = {sgemm::rung17::min_blocks_per_sm(), kFewRowsBlocks, kFewColsBlocks, kSmallBlocks,
                                    kSplitKSmallBlocks, kFewRowsBlocks, 0, 0, kShortKBlocks};
   for (size_t c = 0; c < kCandidates; ++c) d.blocks[c][0] = d.blocks[c][1] = blocks[c];
