@@ -238,9 +238,9 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
     }
     // B read again: eight rows of tiles against a B of 268 MB (131072 columns, more tiles a row than
     // blocks resident at once, K = 512), B read from memory once a row. What the time has beyond the
-    // prediction without the term, per MB read again (never below 0). Not for short_k: its K fits one
-    // slab, its B never passes L2.
-    if (bk >= 32) {
+    // prediction without the term, per MB read again (never below 0). Not for a candidate offered
+    // only up to a short K (short_k): the model never offers it there.
+    if (rung30::kCandidateList[size_t(c)].maxK == 0) {
       const Point w = measure(c, {8 * t.first, 131072, 512}, dev, stream);
       if (w.terms.restreamMB > 0)
         cost.restream_ns = std::max(0.0, (w.ns - rung30::predict_ns(c, w.args, k)) / w.terms.restreamMB);
