@@ -336,6 +336,11 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // of 1 let ptxas give the decode steps' kernels more registers (32 -> 42 at one row) and fewer warps.
 template <int MT, bool kSwap>
 constexpr int gemv_t_min_blocks() { return kSwap && MT >= 16 ? 2 : 0; }
+// Which instances walk the steps inside K unchecked (below): the narrow-N form, and the decode steps
+// of at most 8 rows. At 16 decode rows, with no minimum of blocks, ptxas gave that walk 236
+// registers and it ran slower than the checked one (rung 30's page; branch lab/gemv-t-fast).
+template <int MT, bool kSwap>
+constexpr bool gemv_t_unchecked() { return kSwap || MT <= 8; }
 template <int MT, int CT, bool kVec, bool kSwap>
 __global__ void __launch_bounds__(kGemvTWarps * kWarpSize, gemv_t_min_blocks<MT, kSwap>())
 sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
@@ -395,7 +400,7 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
       }
     }
   };
-  // In the narrow-N form, where both operands' rows are 16-byte aligned and read along K (kVec,
+  // Where gemv_t_unchecked and both operands' rows are 16-byte aligned and read along K (kVec,
   // kSmallRows), the steps that lie wholly inside K go first without a check: every row's place is
   // set before the walk (rows past M or N read the last row instead of zeros: their sums are never
   // stored; the few rows' offsets fit an int), so that a load costs an address instruction or two
@@ -420,9 +425,8 @@ sgemm_30_gemv_t(int M, int N, int K, float alpha, const float* A, int lda, bool 
     }
     return k;
   };
-  // The decode steps (not kSwap) keep the checked walk: the unchecked one ran slower there (rung 30's page).
   if (n0 < N) {
-    if (kSwap && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {
+    if (gemv_t_unchecked<MT, kSwap>() && kVec && small == kSmallRows && int64_t(M - 1) * sm + K <= int64_t(0x7fffffff)) {
       walk(std::integral_constant<bool, false>{}, fast());
     } else if constexpr (MT >= kVecWidth) {
       if (small == kSmallKMajor) walk(std::integral_constant<bool, true>{}, k0);
