@@ -35,8 +35,8 @@ struct DispatchCost {
   double tileta_ns;
   double tiletb_ns;
   // What each MB of op(B) read again from memory adds (tiles; 0 otherwise, and in a header older than
-  // it: no such term). The tiles run in row-major order; where a row of tiles outnumbers the blocks
-  // resident at once and op(B) passes L2, each row of tiles reads B from memory again.
+  // it: no such term). The tiles run in row-major order; where op(B) passes L2, each pass over it,
+  // a row of tiles or a wave (dispatch/model.hpp, restream_mb), reads it from memory again.
   double restream_ns;
 };
 

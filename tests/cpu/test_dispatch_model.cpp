@@ -19,9 +19,10 @@ namespace {
 
 using namespace sgemm::rung30;
 
-// An H200: 132 SMs, its FP32 and DRAM peaks, its L2 (60 MiB, as the driver reports it), and the blocks of each candidate's kernels an SM
-// holds (the same with 32-bit and 128-bit accesses): from the registers and shared memory of this
-// build's sm_90 kernels (tools/cuobjdump.sh -res-usage), the capstone's as its launch bounds ask.
+// An H200: 132 SMs, its FP32 and DRAM peaks, its L2 (60 MiB, as the driver reports it), and the
+// blocks of each candidate's kernels an SM holds (the same with 32-bit and 128-bit accesses): from
+// the registers and shared memory of this build's sm_90 kernels (tools/cuobjdump.sh -res-usage),
+// the capstone's as its launch bounds ask.
 constexpr int kFewRowsBlocks = 2, kFewColsBlocks = 2, kSmallBlocks = 3, kSplitKSmallBlocks = 4, kShortKBlocks = 4;
 Device h200() {
   Device d;
