@@ -15,11 +15,14 @@ namespace sgemm {
 
 namespace {
 
-constexpr int kTile = 32;      // the copy's tile: kTile x kTile floats through shared memory
-constexpr int kTileRows = 8;   // thread rows of a copy block: each thread moves kTile / kTileRows floats
-constexpr int kCopyThreads = kTile * kTileRows;
-static_assert(kTile == kWarpSize, "a warp reads one row of a tile and writes one row of its transpose");
-static_assert(kTile % kTileRows == 0, "the thread rows of a copy block cover the tile in whole steps");
+constexpr int kTile = 64;          // the copy's tile: kTile x kTile floats through shared memory
+constexpr int kCopyThreads = 256;  // a copy block: each thread moves kTile * kTile / kCopyThreads floats of a tile
+constexpr int kCopyWarps = kCopyThreads / kWarpSize;
+constexpr int kCopyFloats = kTile * kTile / kCopyThreads;  // a thread's floats of a tile, all loaded before any store
+constexpr int kTileQuads = kTile / kVecWidth;              // float4s along a row of the tile
+static_assert(kTile % kWarpSize == 0, "a warp writes a row of the transposed tile in whole runs of 32 floats");
+static_assert(kCopyThreads % kTile == 0 && kCopyThreads % kTileQuads == 0 && kTile % kCopyWarps == 0,
+              "the block covers the tile in whole rows, loading and storing");
 constexpr int64_t kMaxGridZ = 65535;
 constexpr int kUpdateThreads = 256;
 constexpr int64_t kMaxUpdateBlocks = 65535;
@@ -27,28 +30,68 @@ constexpr int64_t kMaxUpdateBlocks = 65535;
 // dst = src^T for `count` matrices: src is rows x cols with row pitch lds, dst is cols x ldd
 // (ldd >= rows; its columns rows..ldd-1 are written as zeros, so a copy's rows are whole), matrix z
 // at src + z * strideSrc and dst + z * strideDst (grid z, looping past kMaxGridZ). A block moves
-// one kTile x kTile tile at a time (grid x, looping): a warp reads along a row of src and writes
-// along a row of dst, both coalesced, through a shared tile whose extra column puts the floats of
-// a tile column in kTile different banks.
+// one kTile x kTile tile at a time (grid x, looping) through a shared tile whose extra column puts
+// the floats of a tile column in different banks. Each thread loads all its kCopyFloats floats of
+// the tile before it stores any, so that many loads are in flight (a copy is bound by them): with
+// kVecLoad (src's rows 16-byte aligned) as 128-bit loads, a warp reading 512 bytes of two rows;
+// otherwise one float at a time, a warp reading 32 consecutive floats of a row. A warp writes 32
+// consecutive floats of a row of dst at a time (coalesced, any alignment of dst).
+template <bool kVecLoad>
 __global__ void __launch_bounds__(kCopyThreads)
 transpose_rows(const float* __restrict__ src, int64_t rows, int64_t cols, int64_t lds, int64_t strideSrc,
                float* __restrict__ dst, int64_t ldd, int64_t strideDst, int64_t count) {
   __shared__ float sTile[kTile][kTile + 1];  // [row of src in the tile][column of src in the tile]
   const int64_t tilesAcross = ceil_div64(cols, kTile);
   const int64_t tiles = ceil_div64(ldd, kTile) * tilesAcross;  // src's rows up to ldd: dst's zero columns too
+  const int lane = int(threadIdx.x) % kWarpSize, warp = int(threadIdx.x) / kWarpSize;
   for (int64_t z = blockIdx.z; z < count; z += gridDim.z) {
     const float* s = src + z * strideSrc;
     float* d = dst + z * strideDst;
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
       const int64_t r0 = t / tilesAcross * kTile, c0 = t % tilesAcross * kTile;
-      for (int i = threadIdx.y; i < kTile; i += kTileRows) {
-        const int64_t r = r0 + i, c = c0 + threadIdx.x;
-        sTile[i][threadIdx.x] = r < rows && c < cols ? s[r * lds + c] : 0.0f;
+      float v[kCopyFloats];
+      if constexpr (kVecLoad) {  // float4 q of tile rows i, i + kRowStep, ...
+        constexpr int kRowStep = kCopyThreads / kTileQuads;
+        const int q = int(threadIdx.x) % kTileQuads, i0 = int(threadIdx.x) / kTileQuads;
+        const int64_t c = c0 + q * kVecWidth;
+#pragma unroll
+        for (int p = 0; p < kCopyFloats / kVecWidth; ++p) {
+          const int64_t r = r0 + i0 + p * kRowStep;
+          const float* row = s + r * lds;
+          if (r < rows && c + kVecWidth <= cols) {
+            const float4 f = load_f4(row + c);
+            v[p * kVecWidth] = f.x, v[p * kVecWidth + 1] = f.y, v[p * kVecWidth + 2] = f.z, v[p * kVecWidth + 3] = f.w;
+          } else {
+#pragma unroll
+            for (int j = 0; j < kVecWidth; ++j) v[p * kVecWidth + j] = r < rows && c + j < cols ? row[c + j] : 0.0f;
+          }
+        }
+#pragma unroll
+        for (int p = 0; p < kCopyFloats / kVecWidth; ++p)
+#pragma unroll
+          for (int j = 0; j < kVecWidth; ++j) sTile[i0 + p * kRowStep][q * kVecWidth + j] = v[p * kVecWidth + j];
+      } else {  // column threadIdx.x % kTile of tile rows i, i + kRowStep, ...
+        constexpr int kRowStep = kCopyThreads / kTile;
+        const int col = int(threadIdx.x) % kTile, i0 = int(threadIdx.x) / kTile;
+        const int64_t c = c0 + col;
+#pragma unroll
+        for (int p = 0; p < kCopyFloats; ++p) {
+          const int64_t r = r0 + i0 + p * kRowStep;
+          v[p] = r < rows && c < cols ? s[r * lds + c] : 0.0f;
+        }
+#pragma unroll
+        for (int p = 0; p < kCopyFloats; ++p) sTile[i0 + p * kRowStep][col] = v[p];
       }
       __syncthreads();
-      for (int i = threadIdx.y; i < kTile; i += kTileRows) {
-        const int64_t dr = c0 + i, dc = r0 + threadIdx.x;  // dst's row is src's column, and the reverse
-        if (dr < cols && dc < ldd) d[dr * ldd + dc] = sTile[threadIdx.x][i];
+#pragma unroll
+      for (int p = 0; p < kTile / kCopyWarps; ++p) {  // rows warp, warp + kCopyWarps, ... of the transposed tile
+        const int i = warp + p * kCopyWarps;
+        const int64_t dr = c0 + i;  // dst's row is src's column, and the reverse
+#pragma unroll
+        for (int h = 0; h < kTile; h += kWarpSize) {
+          const int64_t dc = r0 + h + lane;
+          if (dr < cols && dc < ldd) d[dr * ldd + dc] = sTile[h + lane][i];
+        }
       }
       __syncthreads();  // the tile is read before the next one overwrites it
     }
@@ -87,8 +130,11 @@ Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds
                        int64_t ldd, int64_t strideDst, int64_t count, cudaStream_t stream) {
   const int64_t tiles = ceil_div64(ldd, kTile) * ceil_div64(cols, kTile);
   const dim3 grid(unsigned(std::min<int64_t>(tiles, INT_MAX)), 1, unsigned(std::min(count, kMaxGridZ)));
-  transpose_rows<<<grid, dim3(kTile, kTileRows), 0, stream>>>(src, rows, cols, lds, strideSrc, dst, ldd, strideDst,
-                                                              count);
+  // 128-bit loads where every matrix's rows start on 16-byte boundaries.
+  if (rows_aligned(src, lds) && (count == 1 || strideSrc % kVecWidth == 0))
+    transpose_rows<true><<<grid, kCopyThreads, 0, stream>>>(src, rows, cols, lds, strideSrc, dst, ldd, strideDst, count);
+  else
+    transpose_rows<false><<<grid, kCopyThreads, 0, stream>>>(src, rows, cols, lds, strideSrc, dst, ldd, strideDst, count);
   return launch_status();
 }
 
