@@ -18,47 +18,56 @@ namespace sgemm {
 namespace {
 
 constexpr int kRepackThreads = 256;
-constexpr int kRepackCols = 4;    // consecutive columns of a group: one 16-byte access on an aligned side
-constexpr int kRepackGroups = 4;  // groups a thread has in flight before it stores
+// Units a lane has in flight before it stores: 4 float4s, or 8 single floats (twice as many kept
+// their places in so many registers that fewer blocks fit an SM, and ran no faster: rung 30's page).
+template <bool kVec>
+constexpr int kRepackUnits = kVec ? 4 : 8;
 
-// The destination as one run of groups of kRepackCols columns, row after row: consecutive
-// threads take consecutive groups (coalesced), and every thread has kRepackGroups groups in flight
-// whatever the matrix's width. Grid y: the two jobs. kVecLoad / kVecStore: the sources' /
-// destinations' rows are 16-byte aligned, so a group moves as one float4 there; the other side
-// moves single floats. The destination's columns past dcols are never written.
-template <bool kVecLoad, bool kVecStore>
+// The destination as one run of units, row after row: single floats, or where every source's and
+// destination's rows are 16-byte aligned (kVec) groups of four columns, each one 16-byte access on
+// both sides. A warp's lanes take 32 consecutive units, coalesced on both sides (a lane's four
+// adjacent floats read one at a time from an unaligned row, as a group was read before, took
+// longer: rung 30's page), and each lane kRepackUnits of them, 32 units apart, all loaded before any
+// is stored. Grid y: the two jobs. The destination's columns past dcols are never written.
+template <bool kVec>
 __global__ void __launch_bounds__(kRepackThreads) repack_rows(RepackJob first, RepackJob second) {
-  const RepackJob& j = blockIdx.y == 0 ? first : second;
-  const int64_t groupsPerRow = ceil_div(j.dcols, kRepackCols);
-  const int64_t total = int64_t(j.drows) * groupsPerRow;
-  const int64_t step = int64_t(gridDim.x) * kRepackThreads;
-  for (int64_t g0 = int64_t(blockIdx.x) * kRepackThreads + threadIdx.x; g0 < total; g0 += kRepackGroups * step) {
-    float v[kRepackGroups][kRepackCols];
+  constexpr int W = kVec ? kVecWidth : 1;  // floats a unit
+  constexpr int kUnits = kRepackUnits<kVec>;
+  const RepackJob j = blockIdx.y == 0 ? first : second;  // a copy: a reference would put both on the stack
+  const int perRow = ceil_div(j.dcols, W);
+  const int64_t total = int64_t(j.drows) * perRow, chunk = int64_t(kWarpSize) * kUnits;
+  const int lane = int(threadIdx.x) % kWarpSize;
+  const int64_t warps = int64_t(gridDim.x) * (kRepackThreads / kWarpSize);
+  for (int64_t base = (int64_t(blockIdx.x) * kRepackThreads + threadIdx.x) / kWarpSize * chunk; base < total;
+       base += warps * chunk) {
+    int64_t u = base + lane;
+    int r = int(u / perRow), c = int(u % perRow) * W;  // the lane's first unit; each next one 32 units on
+    float v[kUnits][W];
+    int rows[kUnits], cols[kUnits];
 #pragma unroll
-    for (int g = 0; g < kRepackGroups; ++g) {
-      const int64_t group = g0 + g * step;
-      const int r = int(group / groupsPerRow), c = int(group % groupsPerRow) * kRepackCols;
-      const float* s = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
-      if (kVecLoad && group < total && r < j.rows && c + kRepackCols <= j.cols) {
-        const float4 f = load_f4(s + c);
-        v[g][0] = f.x, v[g][1] = f.y, v[g][2] = f.z, v[g][3] = f.w;
+    for (int i = 0; i < kUnits; ++i) {
+      rows[i] = r, cols[i] = c;
+      const float* src = j.src + int64_t(min(r, j.rows - 1)) * j.lds;
+      if (kVec && u < total && r < j.rows && c + W <= j.cols) {
+        const float4 f = load_f4(src + c);
+        v[i][0] = f.x, v[i][1] = f.y, v[i][2] = f.z, v[i][3] = f.w;
       } else {
 #pragma unroll
-        for (int i = 0; i < kRepackCols; ++i) v[g][i] = group < total && r < j.rows && c + i < j.cols ? s[c + i] : 0.0f;
+        for (int e = 0; e < W; ++e) v[i][e] = u < total && r < j.rows && c + e < j.cols ? src[c + e] : 0.0f;
       }
+      u += kWarpSize, c += kWarpSize * W;
+      while (c >= perRow * W) c -= perRow * W, ++r;
     }
 #pragma unroll
-    for (int g = 0; g < kRepackGroups; ++g) {
-      const int64_t group = g0 + g * step;
-      if (group >= total) break;
-      const int r = int(group / groupsPerRow), c = int(group % groupsPerRow) * kRepackCols;
-      float* d = j.dst + int64_t(r) * j.ldd;
-      if (kVecStore && c + kRepackCols <= j.dcols) {
-        *reinterpret_cast<float4*>(d + c) = make_float4(v[g][0], v[g][1], v[g][2], v[g][3]);
+    for (int i = 0; i < kUnits; ++i) {
+      if (base + lane + int64_t(kWarpSize) * i >= total) break;
+      float* dst = j.dst + int64_t(rows[i]) * j.ldd;
+      if (kVec && cols[i] + W <= j.dcols) {
+        store_f4(dst + cols[i], make_float4(v[i][0], v[i][1], v[i][2], v[i][3]));
       } else {
 #pragma unroll
-        for (int i = 0; i < kRepackCols; ++i)
-          if (c + i < j.dcols) d[c + i] = v[g][i];
+        for (int e = 0; e < W; ++e)
+          if (cols[i] + e < j.dcols) dst[cols[i] + e] = v[i][e];
       }
     }
   }
@@ -142,30 +151,27 @@ namespace {
 bool src_vec(const RepackJob& j) { return j.dst == nullptr || rows_aligned(j.src, j.lds); }
 bool dst_vec(const RepackJob& j) { return j.dst == nullptr || rows_aligned(j.dst, j.ldd); }
 
-template <bool kVecLoad, bool kVecStore>
+template <bool kVec>
 Status repack_launch(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
-  auto groups = [](const RepackJob& j) { return int64_t(j.drows) * ceil_div(j.dcols, kRepackCols); };
+  constexpr int W = kVec ? kVecWidth : 1;
+  auto units = [](const RepackJob& j) { return int64_t(j.drows) * ceil_div(j.dcols, W); };
   KernelInfo info;  // the SM count, asked once per device
   std::string why;
-  if (const Status s = prepare(repack_rows<kVecLoad, kVecStore>, kRepackThreads, 0, &info, &why); s != Status::kOk)
-    return s;
-  const int64_t perThread = int64_t(kRepackThreads) * kRepackGroups;
-  const int64_t needed = (std::max(groups(first), second.dst != nullptr ? groups(second) : 0) + perThread - 1) / perThread;
+  if (const Status s = prepare(repack_rows<kVec>, kRepackThreads, 0, &info, &why); s != Status::kOk) return s;
+  const int64_t perBlock = int64_t(kRepackThreads) * kRepackUnits<kVec>;
+  const int64_t needed = ceil_div64(std::max(units(first), second.dst != nullptr ? units(second) : 0), perBlock);
   const int jobs = second.dst != nullptr ? 2 : 1;
   const int64_t resident = int64_t(info.sms) * info.blocks_per_sm / jobs;  // one wave; threads loop beyond it
   const dim3 grid(unsigned(std::clamp<int64_t>(needed, 1, std::max<int64_t>(resident, 1))), unsigned(jobs));
-  repack_rows<kVecLoad, kVecStore><<<grid, kRepackThreads, 0, stream>>>(first, second);
+  repack_rows<kVec><<<grid, kRepackThreads, 0, stream>>>(first, second);
   return launch_status();
 }
 
 }  // namespace
 
 Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream) {
-  const bool vecLoad = src_vec(first) && src_vec(second), vecStore = dst_vec(first) && dst_vec(second);
-  return vecLoad ? (vecStore ? repack_launch<true, true>(first, second, stream)
-                             : repack_launch<true, false>(first, second, stream))
-                 : (vecStore ? repack_launch<false, true>(first, second, stream)
-                             : repack_launch<false, false>(first, second, stream));
+  const bool vec = src_vec(first) && src_vec(second) && dst_vec(first) && dst_vec(second);
+  return vec ? repack_launch<true>(first, second, stream) : repack_launch<false>(first, second, stream);
 }
 
 bool packs(const Rung& rung, const GemmArgs& args) {
