@@ -161,7 +161,10 @@ Status repack_launch(const RepackJob& first, const RepackJob& second, cudaStream
   const int64_t perBlock = int64_t(kRepackThreads) * kRepackUnits<kVec>;
   const int64_t needed = ceil_div64(std::max(units(first), second.dst != nullptr ? units(second) : 0), perBlock);
   const int jobs = second.dst != nullptr ? 2 : 1;
-  const int64_t resident = int64_t(info.sms) * info.blocks_per_sm / jobs;  // one wave; threads loop beyond it
+  // Each job up to a wave of blocks (threads loop beyond it), not half a wave each: the GPU places
+  // blocks in the order of their index, x first, so the second job's take the slots that the
+  // first's free, and a small first job (A's copy beside B's) does not leave the second half the GPU.
+  const int64_t resident = int64_t(info.sms) * info.blocks_per_sm;
   const dim3 grid(unsigned(std::clamp<int64_t>(needed, 1, std::max<int64_t>(resident, 1))), unsigned(jobs));
   repack_rows<kVec><<<grid, kRepackThreads, 0, stream>>>(first, second);
   return launch_status();
