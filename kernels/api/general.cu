@@ -131,10 +131,9 @@ Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds
   const int64_t tiles = ceil_div64(ldd, kTile) * ceil_div64(cols, kTile);
   const dim3 grid(unsigned(std::min<int64_t>(tiles, INT_MAX)), 1, unsigned(std::min(count, kMaxGridZ)));
   // 128-bit loads where every matrix's rows start on 16-byte boundaries.
-  if (rows_aligned(src, lds) && (count == 1 || strideSrc % kVecWidth == 0))
-    transpose_rows<true><<<grid, kCopyThreads, 0, stream>>>(src, rows, cols, lds, strideSrc, dst, ldd, strideDst, count);
-  else
-    transpose_rows<false><<<grid, kCopyThreads, 0, stream>>>(src, rows, cols, lds, strideSrc, dst, ldd, strideDst, count);
+  const bool vec = rows_aligned(src, lds) && (count == 1 || strideSrc % kVecWidth == 0);
+  (vec ? transpose_rows<true> : transpose_rows<false>)<<<grid, kCopyThreads, 0, stream>>>(
+      src, rows, cols, lds, strideSrc, dst, ldd, strideDst, count);
   return launch_status();
 }
 

@@ -253,8 +253,12 @@ TEST(Dispatch, SanitizerRaggedGemvOneRow) {
 
 // The same under compute-sanitizer in the transposed layouts, batched, with a bias: the tiles' staged
 // pieces of a transposed B, and the transposed-B GEMV with K split over 1, 2, 4 and 8 warps (and, at
-// 5x40x1029 on rows of 1032 floats, aligned rows whose K ends inside a float4).
-TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
+// 5x40x1029 on rows of 1032 floats, aligned rows whose K ends inside a float4). One test per
+// candidate, so that tools/sanitize.sh's shards run them at once (racecheck over all of them in one
+// process ran past 300 seconds) and one can be checked alone.
+class DispatchTransposed : public ::testing::TestWithParam<int> {};
+
+TEST_P(DispatchTransposed, SanitizerRaggedCandidate) {
   std::vector<harness::Shape> shapes;
   for (const auto& [transa, transb] : {std::pair{false, true}, std::pair{true, true}, std::pair{true, false}})
     for (harness::Shape s : std::vector<harness::Shape>{{8, 77, 4500}, {3, 130, 2100}, {16, 45, 1030}, {1, 33, 700},
@@ -265,8 +269,13 @@ TEST(Dispatch, SanitizerRaggedTransposedCandidates) {
         shapes.push_back(harness::with_default_ld(b));
       }
     }
-  for (int c = 0; c < rung30::candidate_count(); ++c) check_candidate(c, shapes);
+  check_candidate(GetParam(), shapes);
 }
+
+INSTANTIATE_TEST_SUITE_P(Candidates, DispatchTransposed, ::testing::Range(0, rung30::candidate_count()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(rung30::candidate_name(info.param));
+                         });
 
 // The narrow-N GEMV (N <= 16, op(A) = A) under compute-sanitizer: op(B) = B (copied to rows along K
 // first, but one contiguous column read in place) and op(B) = B^T (rows along K), every row group
