@@ -5,7 +5,8 @@
 // WHAT CHANGED: op(A) = A^T and op(B) = B^T are read where they lie (kTransA, kTransB). An
 //   operand's order in global memory picks its way into the same swizzled [BK][BM] and [BK][BN]
 //   tiles: one contiguous along K (A for 'N', B for 'T') is loaded into registers and stored
-//   transposed; one contiguous along M or N (A for 'T', B for 'N') is copied as it lies by
+//   transposed (an A whose rows are not 16-byte aligned: copied a float at a time by cp.async,
+//   transposed on the way); one contiguous along M or N (A for 'T', B for 'N') is copied as it lies by
 //   cp.async. B's slab is four times A's, so a K-contiguous B travels in pieces, one per chunk of
 //   KU steps. A transposed B's tile takes A's swizzle, so that its transposed stores meet no bank
 //   conflict; a B copied as it lies keeps rung 16's plain tile and fragment loads.
@@ -165,6 +166,34 @@ __device__ __forceinline__ void store_rows(float (*tile)[W], const float4 (&rSta
   }
 }
 
+// An operand contiguous along K whose rows are not all 16-byte aligned (A for 'N', !kVec; `rows`: M),
+// rows r0.. from column k0, copied by cp.async a float at a time into a tile [BK][W], transposed and
+// swizzled, with no registers between. An instruction's lanes take 128 / BK rows (r) by the BK / 4
+// quads of k (q), each lane the k = 4q + c of its quad: the swizzle XORs the quad into the bits above
+// the row's, so the 32 floats land in 32 banks; the four instructions c = 0..3 read each row's BK
+// floats (the L1 serves the repeats). Rows unrolled as copy_async's. kGuard: zero-filled outside X.
+template <class Cfg, bool kGuard, int W>
+__device__ __forceinline__ void copy_rows_transposed(float (*tile)[W], const float* X, int ld, int rows, int K,
+                                                     int r0, int k0) {
+  constexpr int kQuads = Cfg::BK / kVecWidth, kRowsPerCopy = kWarpSize / kQuads;
+  constexpr int kGroups = W / kRowsPerCopy / Cfg::kWarps;  // a warp's groups of kRowsPerCopy rows
+  static_assert(kWarpSize % kQuads == 0 && W % (kRowsPerCopy * Cfg::kWarps) == 0, "whole row groups a warp");
+  const int lane = threadIdx.x % kWarpSize, q = lane % kQuads;
+  const int m = threadIdx.x / kWarpSize * kRowsPerCopy + lane / kQuads;  // the first group's row
+  const float* src = X + int64_t(r0 + m) * ld + k0 + q * kVecWidth;
+  constexpr int kUnroll = Cfg::kSpareRegs ? kGroups : 1;
+#pragma unroll kUnroll
+  for (int i = 0; i < kGroups; ++i, src += int64_t(kRowsPerCopy) * Cfg::kWarps * ld) {
+    const int row = m + i * kRowsPerCopy * Cfg::kWarps;
+#pragma unroll
+    for (int c = 0; c < kVecWidth; ++c) {
+      const int k = q * kVecWidth + c;
+      const bool inside = !kGuard || (r0 + row < rows && k0 + k < K);
+      cp_async_4(&tile[k][swizzle<Cfg::BK>(k, row)], inside ? src + c : X, inside ? int(sizeof(float)) : 0);
+    }
+  }
+}
+
 // Issue the cp.async copies of an operand contiguous along M or N (A for 'T', B for 'N'; `cols`: M
 // or N), rows k0.. from column c0, into a tile [BK][W]. A warp instruction copies row segments of
 // up to 16 float4s (256 contiguous bytes each); a thread's copies lie in a few rows, kLanes float4s
@@ -309,11 +338,18 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     if (kTail && slab == kTiles - 1) f(std::true_type{});
     else f(std::bool_constant<kGuard>{});
   };
+  // A contiguous along K goes through registers where its rows are 16-byte aligned (128-bit loads,
+  // transposed by 64-bit stores); otherwise a float at a time, by cp.async (copy_rows_transposed).
+  constexpr bool kCopyA = kTransA || !kVec;
   auto issue = [&](int slab) {  // the cp.async of one slab (operands contiguous along M or N), one commit group
     const int k0 = slab * Cfg::BK;
     if (kTransA && slab < kTiles)
       with_check(slab, [&](auto check) {
         copy_async<kVec, Cfg, check(), true>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
+      });
+    if (!kTransA && !kVec && slab < kTiles)
+      with_check(slab, [&](auto check) {
+        copy_rows_transposed<Cfg, check()>(stage(slab).a, g.A, g.lda, g.M, g.K, m0, k0);
       });
     if (!kTransB && slab < kTiles)
       with_check(slab, [&](auto check) {
@@ -323,12 +359,12 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   };
   float4 rStage[Cfg::kLoadsA];  // a K-contiguous A: the next slab, on its way from global to shared memory
   auto fetch_a = [&](int slab) {
-    if (!kTransA)
+    if (!kCopyA)
       with_check(slab, [&](auto check) {
         load_rows<kVec, Cfg, check()>(rStage, g.A, g.lda, g.M, g.K, m0, slab * Cfg::BK);
       });
   };
-  auto store_a = [&](int slab) { if (!kTransA) store_rows<Cfg>(stage(slab).a, rStage, 0); };
+  auto store_a = [&](int slab) { if (!kCopyA) store_rows<Cfg>(stage(slab).a, rStage, 0); };
   // A K-contiguous B goes through registers a piece at a time (rPiece). Slab 0's pieces are loaded
   // from global memory in the prologue; every later slab's are copied by cp.async a slab ahead
   // into this thread's slots of the staging area (one commit group a piece), and read back from
