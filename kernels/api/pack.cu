@@ -95,19 +95,19 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 // (rows 1000 apart, the last slab's loads checked); docs/rungs/30_auto.md has the measurement.
 PackPlan pack_plan(const GemmArgs& a, bool copyC) {
   PackPlan p;
-  p.a = !a.transa && !rows_aligned(a.A, a.lda);  // a transposed A is read in place, as it is
+  p.a = !rows_aligned(a.A, a.lda);  // as stored: M x K, or K x M where op(A) = A^T (copied as it lies)
   p.bT = a.transb && a.batch == 1;
   p.b = p.bT || (!a.transb && !rows_aligned(a.B, a.ldb));
   p.c = copyC && !rows_aligned(a.C, a.ldc);
-  const int64_t Kp = ceil_div64(a.K, kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
+  const int64_t colsAp = ceil_div64(a.colsA(), kVecWidth) * kVecWidth, Np = ceil_div64(a.N, kVecWidth) * kVecWidth;
   auto round256 = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
-  const size_t bytesA = p.a ? round256(size_t(a.M) * size_t(Kp) * 4) : 0;
+  const size_t bytesA = p.a ? round256(size_t(a.rowsA()) * size_t(colsAp) * 4) : 0;
   const size_t bytesB = p.b ? round256(size_t(a.K) * size_t(Np) * 4) : 0;
   const size_t bytesC = p.c ? round256(size_t(a.M) * size_t(Np) * 4) : 0;
   p.offB = bytesA, p.offC = bytesA + bytesB, p.bytes = bytesA + bytesB + bytesC;
   p.args = a;
   auto standIn = [](size_t off) { return reinterpret_cast<float*>(uintptr_t{256} + off); };
-  if (p.a) p.args.A = standIn(0), p.args.lda = Kp;
+  if (p.a) p.args.A = standIn(0), p.args.lda = colsAp;
   if (p.b) p.args.B = standIn(p.offB), p.args.ldb = Np, p.args.transb = false;
   if (p.c) p.args.C = standIn(p.offC), p.args.ldc = Np;
   const double mk = double(a.M) * double(a.K), kn = double(a.K) * double(a.N), mn = double(a.M) * double(a.N);
@@ -202,9 +202,10 @@ Status run_on_copies(const GemmArgs& a, const PackPlan& p, cudaStream_t stream,
   // 16 bytes as read, and an uninitialised pad would be reported on every ragged shape.
   RepackJob in[3];
   int jobs = 0;
-  if (p.a) {
+  if (p.a) {  // as stored: rows of K floats, or of M where op(A) = A^T
     g.A = reinterpret_cast<float*>(base);
-    in[jobs++] = {M, K, a.A, int(a.lda), M, int(g.lda), const_cast<float*>(g.A), int(g.lda)};
+    const int rowsA = int(a.rowsA()), colsA = int(a.colsA());
+    in[jobs++] = {rowsA, colsA, a.A, int(a.lda), rowsA, int(g.lda), const_cast<float*>(g.A), int(g.lda)};
   }
   Status s = Status::kOk;
   if (p.b) {

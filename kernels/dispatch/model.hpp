@@ -77,8 +77,9 @@ bool loads_vec(const GemmArgs& a);
 // One operand's part of that: rows of pitch `ld` from `p`, and every product's (`stride` apart), 16-byte aligned.
 bool rows_aligned_all(const void* p, int64_t ld, int64_t stride, int64_t batch);
 bool tiles_vec(const GemmArgs& a);
-// Repack's copies: A and B where their rows are not aligned (and a transposed B of one product);
-// C only where the kernels on the copies need it aligned (a transposed A's tiles).
+// Repack's copies: A (as stored, transposed or not) and B where their rows are not aligned (and a
+// transposed B of one product); C only where the kernels on the copies need it aligned (a
+// transposed A's tiles), so that those run with 128-bit accesses throughout.
 PackPlan repack_plan(const GemmArgs& a);
 // Whether the capstone candidate runs rung 17's own launch (its cut plan): unless its operands' rows
 // are aligned and C's are not (then its tile's NN kernels with 32-bit stores, stream-K as the others).

@@ -166,6 +166,18 @@ TEST(DispatchModelOnCpu, GeneralCallsGoToCandidatesThatTakeThem) {
     EXPECT_TRUE(std::isfinite(predict_ns(int(choose(a, false, d, k)), a, d, k)));
   }
   EXPECT_TRUE(model_terms(kRepack, ragged_nt, d, k).runs);  // one product: B^T copied, the bias kept
+  // TT with odd sizes: repack copies A as it lies (K x M, rows made whole float4s; still op(A) =
+  // A^T), B^T to K x N rows and C, so the tiles on the copies read and store with 128-bit accesses.
+  sgemm::GemmArgs tt = nt(999, 1537, 513);
+  tt.transa = true, tt.lda = 999;
+  const Terms r = model_terms(kRepack, tt, d, k);
+  ASSERT_TRUE(r.runs);
+  EXPECT_TRUE(r.repacked.transa && !r.repacked.transb);
+  EXPECT_EQ(r.repacked.lda, 1000);
+  EXPECT_EQ(r.repacked.ldb, 1540);
+  EXPECT_EQ(r.repacked.ldc, 1540);
+  EXPECT_DOUBLE_EQ(r.moveBytes, 8.0 * (513.0 * 999 + 513.0 * 1537 + 999.0 * 1537));
+  EXPECT_TRUE(sgemm::rung30::tiles_vec(r.repacked));
   EXPECT_TRUE(model_terms(kRepack, biased, d, k).runs);
   EXPECT_FALSE(model_terms(kGemv, [] {
                  sgemm::GemmArgs a = shape(1, 4096, 4096);
