@@ -76,6 +76,12 @@ harness::Shape in_layout(harness::Shape s, bool transa, bool transb) {
   return s;
 }
 
+// The plain product repack runs its candidate on: the copies' shape and leading dimensions, in the
+// layout they keep (a transposed A is copied as stored, so op(A) stays A^T).
+harness::Shape copies_shape(const GemmArgs& r) {
+  return in_layout({r.M, r.N, r.K, r.lda, r.ldb, r.ldc}, r.transa, r.transb);
+}
+
 int index_of(const std::string& name) {
   for (int c = 0; c < rung30::candidate_count(); ++c)
     if (name == rung30::candidate_name(c)) return c;
@@ -305,8 +311,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   const int repack = index_of("repack");
   {
     const Point p = measure(repack, {1023, 1023, 1023}, dev, stream);
-    const GemmArgs& r = p.terms.repacked;
-    const Point inner = measure(p.terms.inner, {r.M, r.N, r.K, r.lda, r.ldb, r.ldc}, dev, stream);
+    const Point inner = measure(p.terms.inner, copies_shape(p.terms.repacked), dev, stream);
     const double launch = std::max(0.0, p.ns - inner.ns - p.terms.moveBytes / k.bytesPerNs);
     k.costs[size_t(repack)] = {0, launch, 0, 1, 0};
     j["candidates"]["repack"] = {{"points", {point_json(p), point_json(inner)}},
@@ -396,8 +401,7 @@ int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::
       std::printf("  %-14s %12.1f %12.1f %+7.0f%%%s\n", rung30::candidate_name(c), predicted / 1e3, m.ns / 1e3,
                   100.0 * (predicted / m.ns - 1.0), size_t(c) == chosen ? "  <- picked" : "");
       if (m.terms.inner >= 0) {  // repack: the candidate on the copies, timed alone on operands of their shape
-        const GemmArgs& r = m.terms.repacked;
-        const harness::Shape copies{r.M, r.N, r.K, r.lda, r.ldb, r.ldc};
+        const harness::Shape copies = copies_shape(m.terms.repacked);
         const Point in = measure(m.terms.inner, copies, dev, stream);
         const double inPredicted = rung30::predict_ns(m.terms.inner, in.args);
         std::printf("    + %-10s %12.1f %12.1f %+7.0f%%  (on the copies, %s; the copies %.1f us at the bandwidth)\n",
