@@ -400,7 +400,7 @@ int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::
       }
       std::printf("  %-14s %12.1f %12.1f %+7.0f%%%s\n", rung30::candidate_name(c), predicted / 1e3, m.ns / 1e3,
                   100.0 * (predicted / m.ns - 1.0), size_t(c) == chosen ? "  <- picked" : "");
-      if (m.terms.inner >= 0) {  // repack: the candidate on the copies, timed alone on operands of their shape
+      if (m.terms.inner >= 0) {  // repack: the candidate on the copies, timed alone in their shape and layout
         const harness::Shape copies = copies_shape(m.terms.repacked);
         const Point in = measure(m.terms.inner, copies, dev, stream);
         const double inPredicted = rung30::predict_ns(m.terms.inner, in.args);
