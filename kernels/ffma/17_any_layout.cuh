@@ -315,8 +315,9 @@ __device__ __forceinline__ void store_through_smem(float* smem, const Gemm& g, i
 }
 
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
-// pipeline; `g` covers just those slabs. kGuard: an edge tile (bounds checked in every slab);
-// otherwise only a K tail's last, partial slab is checked. The unit ends as u.finish says: stored to C,
+// pipeline; `g` covers just those slabs. !kGuard: a tile inside M and N over whole slabs, with no
+// bounds check at all (the loop is rung 16's). kGuard: an edge tile checks every slab, and a tile
+// inside M and N whose K ends in a partial slab checks that slab alone. The unit ends as u.finish says: stored to C,
 // published as a partial tile, or fixed up with the later partials. kVecC: C's rows are 16-byte
 // aligned (128-bit stores), as kVec says of every operand unless a caller asks otherwise (the
 // dispatch rung reads aligned A and B rows with 128-bit loads and stores an unaligned C a float at a time).
@@ -331,12 +332,17 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   float rAcc[Cfg::TM][Cfg::TN] = {};  // [TM][TN]: rows aBase + i*WM/kGroupsM + v, columns likewise
   const int kTiles = ceil_div(g.K, Cfg::BK);
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
-  // A tile inside M and N whose K ends in a partial slab checks bounds in that slab alone (kGuard:
-  // an edge tile checks every slab): f(check) with the check slab `slab` needs, a compile-time bool.
-  const bool kTail = !kGuard && g.K % Cfg::BK != 0;
+  // f(check) with the check slab `slab` needs, a compile-time bool: none without kGuard (so that the
+  // unchecked loop holds one copy of each loader, no branch between two), every slab of an edge
+  // tile, the last slab of a K tail.
+  const bool edge = m0 + Cfg::BM > g.M || n0 + Cfg::BN > g.N;
   auto with_check = [&](int slab, auto&& f) {
-    if (kTail && slab == kTiles - 1) f(std::true_type{});
-    else f(std::bool_constant<kGuard>{});
+    if constexpr (kGuard) {
+      if (edge || slab == kTiles - 1) f(std::true_type{});
+      else f(std::false_type{});
+    } else {
+      f(std::false_type{});
+    }
   };
   // A contiguous along K goes through registers where its rows are 16-byte aligned (128-bit loads,
   // transposed by 64-bit stores); otherwise a float at a time, by cp.async (copy_rows_transposed).
@@ -414,7 +420,8 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   constexpr int kChunks = Cfg::kChunks;
   // A K tail's last slab runs only the chunks that hold its k steps: the zero-filled rest adds
   // nothing (at K = 131, 17 chunks of 8 steps instead of 20).
-  const int chunks = (kTiles - 1) * kChunks + ceil_div(g.K - (kTiles - 1) * Cfg::BK, Cfg::KU);
+  const int chunks = kGuard ? (kTiles - 1) * kChunks + ceil_div(g.K - (kTiles - 1) * Cfg::BK, Cfg::KU)
+                            : kTiles * kChunks;
 #pragma unroll 1
   for (int chunk = 0; chunk < chunks; ++chunk) {
     const int kt = chunk / kChunks, c = chunk % kChunks;  // slab, and chunk within the slab
@@ -457,7 +464,7 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
     }
   }
   cp_async_wait<0>();
-  if (chunks < kTiles * kChunks) __syncthreads();  // the skipped slab end's: every warp has left the stages
+  if (kGuard && chunks < kTiles * kChunks) __syncthreads();  // the skipped slab end's: every warp has left the stages
   if (u.finish == stream_k::Finish::kPublish) return stream_k::publish<Cfg::kThreads>(rAcc, parts, u.block);
   if (u.finish == stream_k::Finish::kFixUp) stream_k::add_partials<Cfg::kThreads>(rAcc, parts, u.block, u.lastHelper);
 
@@ -496,7 +503,7 @@ sgemm_17_any_layout(int M, int N, int K, float alpha, const float* A, int lda, c
   if (int(blockIdx.y * gridDim.x + blockIdx.x) >= sched.dpTiles) return;
   const Gemm g = batch.product(Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, blockIdx.z);
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, sched.kTiles);
-  const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N;  // a K tail: its slab
+  const bool inside = (blockIdx.y + 1) * Cfg::BM <= g.M && (blockIdx.x + 1) * Cfg::BN <= g.N && g.K % Cfg::BK == 0;
   if (inside) compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, g, u, parts);
   else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, g, u, parts);
 }
@@ -514,7 +521,7 @@ sgemm_17_any_layout_shares(int M, int N, int K, float alpha, const float* A, int
     const int k0 = u.kb * Cfg::BK;
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK), kTransA, kTransB);
     __syncthreads();  // every warp has left the previous unit's stages
-    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N)
+    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0)
       compute_tile<kVec, kTransA, kTransB, Cfg, false, kVecC>(smem, slabs, u, parts);
     else compute_tile<kVec, kTransA, kTransB, Cfg, true, kVecC>(smem, slabs, u, parts);
   });
