@@ -287,8 +287,9 @@ def build_report(lines, lib: str, cuobjdump_version: str | None, rungs: list,
 
     def rung_of(f: Function) -> int | None:
         """The rung whose file the kernel was compiled from (a dispatch rung's instances of another
-        rung's kernels are its own); without unit names, the rung namespace in the kernel's name."""
-        return by_unit.get(f.unit) if f.unit else rung_of_function(f.name)
+        rung's kernels are its own; a rung split over several units names each `<rung>.<part>`);
+        without unit names, the rung namespace in the kernel's name."""
+        return by_unit.get(f.unit.split(".")[0]) if f.unit else rung_of_function(f.name)
 
     funcs, arch = pick_arch([f for f in parse_sass(lines) if rung_of(f) is not None], arch)
     names = demangle([f.name for f in funcs])

@@ -468,20 +468,23 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   if (u.finish == stream_k::Finish::kPublish) return stream_k::publish<Cfg::kThreads>(rAcc, parts, u.block);
   if (u.finish == stream_k::Finish::kFixUp) stream_k::add_partials<Cfg::kThreads>(rAcc, parts, u.block, u.lastHelper);
 
-  if constexpr (!kVecC && Cfg::kStageC) return store_through_smem<Cfg, kGuard>(smem, g, m0, n0, aBase, bBase, rAcc);
+  if constexpr (!kVecC && Cfg::kStageC) {
+    store_through_smem<Cfg, kGuard>(smem, g, m0, n0, aBase, bBase, rAcc);
+  } else {
 #pragma unroll
-  for (int j = 0; j < Cfg::TN; j += kVecWidth) {  // a group of four columns at a time, with its bias
-    const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
-    // Without a bias, -0: adding it changes no value, not even a zero's sign.
-    const float4 bias = g.bias == nullptr ? make_float4(-0.0f, -0.0f, -0.0f, -0.0f)
-                                          : load4_or_zero<false>(g.bias, col, g.N, true);
+    for (int j = 0; j < Cfg::TN; j += kVecWidth) {  // a group of four columns at a time, with its bias
+      const int col = n0 + bBase + j / kVecWidth * (Cfg::WN / Cfg::kGroupsN);
+      // Without a bias, -0: adding it changes no value, not even a zero's sign.
+      const float4 bias = g.bias == nullptr ? make_float4(-0.0f, -0.0f, -0.0f, -0.0f)
+                                            : load4_or_zero<false>(g.bias, col, g.N, true);
 #pragma unroll
-    for (int i = 0; i < Cfg::TM; ++i) {
-      const int row = m0 + aBase + i / kVecWidth * (Cfg::WM / Cfg::kGroupsM) + i % kVecWidth;
-      if (kGuard && row >= g.M) continue;
-      const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
-      store4_epilogue<kVecC>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
-                            g.beta, true, bias);
+      for (int i = 0; i < Cfg::TM; ++i) {
+        const int row = m0 + aBase + i / kVecWidth * (Cfg::WM / Cfg::kGroupsM) + i % kVecWidth;
+        if (kGuard && row >= g.M) continue;
+        const float4 acc = make_float4(rAcc[i][j], rAcc[i][j + 1], rAcc[i][j + 2], rAcc[i][j + 3]);
+        store4_epilogue<kVecC>(g.C + int64_t(row) * g.ldc + col, kGuard ? g.N - col : kVecWidth, g.alpha, acc,
+                              g.beta, true, bias);
+      }
     }
   }
 }
