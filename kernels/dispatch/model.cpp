@@ -93,11 +93,12 @@ Terms with_split(Terms t, const GemmArgs& a, const Split& sp) {
   return t;
 }
 
-// BK > 0 asks about a K tail; split-K passes 0 (its last split alone has the tail).
-double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK) {
+// BK > 0 asks about a K tail; split-K passes 0 (its last split alone has the tail). tailSlab: the
+// tiles inside M and N check a K tail's last slab alone, else every slab.
+double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK, bool tailSlab) {
   const double rows = double(div_up(a.M, BM)), cols = double(div_up(a.N, BN));
   const double edge = 1.0 - double(a.M / BM) * double(a.N / BN) / (rows * cols);
-  if (BK > 0 && a.K % BK != 0) return edge + (1.0 - edge) / double(div_up(a.K, BK));  // the others: their last slab
+  if (BK > 0 && a.K % BK != 0) return tailSlab ? edge + (1.0 - edge) / double(div_up(a.K, BK)) : 1.0;
   return edge;
 }
 
@@ -201,7 +202,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   const int64_t slots = int64_t(info.sms) * info.blocks_per_sm;
   t.unaligned = !vec;
   t.unalignedC = !rows_aligned_all(a.C, a.ldc, a.strideC, a.batch);
-  t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK);
+  t.guarded = guarded_fraction(a, cand.BM, cand.BN, cand.kind == Kind::kSplitK ? 0 : cand.BK, cand.tailSlab);
   if (cand.kind == Kind::kSplitK && a.batch > 1) return t;  // split-K runs one product
   if (cand.kind == Kind::kSplitK)
     return with_split(t, a, split_of(a, cand.BM, cand.BN, cand.BK, info, k.costs[size_t(c)], k.bytesPerNs));

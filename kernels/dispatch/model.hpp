@@ -30,11 +30,13 @@ enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows
 struct Candidate {
   const char* name;
   Kind kind;
-  int BM, BN, BK;  // its tile (GEMV, repack: 0); 30_auto.cuh's configurations match (static_assert)
+  int BM, BN, BK;  // its tile (GEMV, repack: 0); dispatch/tiles.hpp's configurations match (static_assert)
   int maxK = 0;    // offered only up to this K (0: any)
+  // A K tail checks bounds in its last slab alone (rung 17's Config::kTailSlab), else in every slab.
+  bool tailSlab = true;
 };
 inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of the enum
-    {"capstone", Kind::kTiles, tuned::Rung10::BM, tuned::Rung10::BN, tuned::Rung10::BK},
+    {"capstone", Kind::kTiles, tuned::Rung10::BM, tuned::Rung10::BN, tuned::Rung10::BK, 0, false},
     {"few_rows", Kind::kTiles, 32, 256, 32},
     {"few_cols", Kind::kTiles, 128, 64, 32},
     {"small", Kind::kTiles, 64, 64, 32},
@@ -224,7 +226,7 @@ double restream_mb(const GemmArgs& a, int BM, int BN, int64_t slots, double l2By
 // The fraction of BM x BN tiles' slabs that check bounds: every slab of the last row and column of
 // tiles where they pass M or N, and where K is not a whole number of BK slabs (BK 0: not asked) the
 // last slab of every other tile.
-double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK);
+double guarded_fraction(const GemmArgs& a, int BM, int BN, int BK, bool tailSlab = true);
 // The GEMV's row group for M rows: its kernel computes 2^group rows (1 to 32).
 int gemv_group(int64_t M);
 

@@ -27,7 +27,8 @@ using Small = rung17::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
 using ShortK = rung17::Config<64, 64, 16, 32, 32, 4, 8, 2, 8>;  // a K of 8-16 in one slab, not half of one
 template <class Cfg, size_t kC>
 constexpr bool same_tile() {
-  return kCandidateList[kC].BM == Cfg::BM && kCandidateList[kC].BN == Cfg::BN && kCandidateList[kC].BK == Cfg::BK;
+  return kCandidateList[kC].BM == Cfg::BM && kCandidateList[kC].BN == Cfg::BN && kCandidateList[kC].BK == Cfg::BK &&
+         kCandidateList[kC].tailSlab == Cfg::kTailSlab;
 }
 
 // Defined in rungs/30_auto.tiles_<Cfg>.cu (dispatch/tiles.cuh): the capstone's kernels in tile Cfg

@@ -63,6 +63,11 @@ struct Config {
   // Up to 64 accumulators a thread leave registers to spare: the capstone's 128 spilled with either
   // use of them below (C staged through shared memory, the 4-byte copies' rows unrolled).
   static constexpr bool kSpareRegs = TM * TN <= 64;
+  // A tile inside M and N whose K ends in a partial slab checks that slab alone where registers are
+  // to spare; with the capstone's 128 accumulators the choice between two loaders in every slab
+  // costs the unchecked tile its register layout (the FFMAs' register-bank conflicts), so there a
+  // K tail checks every slab, as in rung 16.
+  static constexpr bool kTailSlab = kSpareRegs;
   // An unaligned C goes through shared memory (store_through_smem) where registers are to spare, in
   // rows padded by a float.
   static constexpr bool kStageC = kSpareRegs;
@@ -317,7 +322,7 @@ __device__ __forceinline__ void store_through_smem(float* smem, const Gemm& g, i
 // One unit of work: slabs [u.kb, u.ke) of the BM x BN tile of C at (u.m0, u.n0), through the
 // pipeline; `g` covers just those slabs. !kGuard: a tile inside M and N over whole slabs, with no
 // bounds check at all (the loop is rung 16's). kGuard: an edge tile checks every slab, and a tile
-// inside M and N whose K ends in a partial slab checks that slab alone. The unit ends as u.finish says: stored to C,
+// inside M and N whose K ends in a partial slab its last slab (Cfg::kTailSlab) or every slab. The unit ends as u.finish says: stored to C,
 // published as a partial tile, or fixed up with the later partials. kVecC: C's rows are 16-byte
 // aligned (128-bit stores), as kVec says of every operand unless a caller asks otherwise (the
 // dispatch rung reads aligned A and B rows with 128-bit loads and stores an unaligned C a float at a time).
@@ -334,14 +339,14 @@ __device__ __forceinline__ void compute_tile(float* smem, const Gemm& g, const s
   auto stage = [&](int slab) { return stage_at<Cfg>(smem, slab % Cfg::Stages); };
   // f(check) with the check slab `slab` needs, a compile-time bool: none without kGuard (so that the
   // unchecked loop holds one copy of each loader, no branch between two), every slab of an edge
-  // tile, the last slab of a K tail.
+  // tile, the last slab of a K tail where Cfg::kTailSlab (else every slab).
   const bool edge = m0 + Cfg::BM > g.M || n0 + Cfg::BN > g.N;
   auto with_check = [&](int slab, auto&& f) {
-    if constexpr (kGuard) {
+    if constexpr (kGuard && Cfg::kTailSlab) {
       if (edge || slab == kTiles - 1) f(std::true_type{});
       else f(std::false_type{});
     } else {
-      f(std::false_type{});
+      f(std::bool_constant<kGuard>{});
     }
   };
   // A contiguous along K goes through registers where its rows are 16-byte aligned (128-bit loads,

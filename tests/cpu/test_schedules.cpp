@@ -179,6 +179,7 @@ TEST(DispatchModel, GuardedSlabsAreTheEdgeTilesAndAKTailsLast) {
   EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4096), 64, 256, 32), 0.0);   // whole tiles
   EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 32), 1.0 / 128);  // a K tail: its slab
   EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 0), 0.0);    // K not asked
+  EXPECT_DOUBLE_EQ(guarded_fraction(args(4096, 4096, 4095), 64, 256, 32, false), 1.0);  // every slab (the capstone)
   EXPECT_DOUBLE_EQ(guarded_fraction(args(16, 128256, 4096), 32, 256, 32), 1.0);   // one row of tiles past M
   EXPECT_DOUBLE_EQ(guarded_fraction(args(100, 512, 64), 64, 256, 32), 0.5);       // the second tile row
   EXPECT_DOUBLE_EQ(guarded_fraction(args(128, 300, 64), 64, 256, 32), 0.5);       // the second tile column
