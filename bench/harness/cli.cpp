@@ -12,6 +12,7 @@
 #include <functional>
 #include <iomanip>
 #include <limits>
+#include <memory>
 #include <regex>
 #include <sstream>
 
@@ -28,6 +29,10 @@ struct UsageError : std::runtime_error {
 };
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// Every line sgemm_bench prints of its own (--help, --list, a usage error of its own words) fits
+// in this many columns.
+constexpr size_t kOutputWidth = 100;
 
 // Every item between separators, empty ones included (so that "1024,,2048" can be refused).
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -348,13 +353,49 @@ std::vector<std::string> wrap_words(const std::string& text, size_t width) {
   return lines;
 }
 
+namespace {
+
+// --help in at most kOutputWidth columns, the same whatever CLI11's version (none of those this
+// builds with wraps descriptions): each option's names and the type of its value in the left
+// column, its description wrapped beside them, then what it needs and excludes.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    std::string left = "  " + make_option_name(opt, is_positional);
+    if (opt->get_type_size() != 0 && !opt->get_type_name().empty()) left += " " + opt->get_type_name();
+    const auto names = [](const auto& options) {
+      std::vector<std::string> sorted;  // by name: CLI11 keeps them in a set of pointers
+      for (const CLI::Option* o : options) sorted.push_back(o->get_name());
+      std::sort(sorted.begin(), sorted.end());
+      std::string out;
+      for (const std::string& n : sorted) out += (out.empty() ? "" : ", ") + n;
+      return out;
+    };
+    std::string text = opt->get_description();
+    if (!opt->get_needs().empty()) text += " [needs " + names(opt->get_needs()) + "]";
+    if (!opt->get_excludes().empty()) text += " [excludes " + names(opt->get_excludes()) + "]";
+    if (text.empty()) return left + "\n";
+    const size_t column = get_column_width();
+    std::string out = left;
+    bool first = left.size() < column;  // the description starts beside the names, else below them
+    for (const std::string& line : wrap_words(text, kOutputWidth - column)) {
+      out += first ? std::string(column - left.size(), ' ') : "\n" + std::string(column, ' ');
+      out += line;
+      first = false;
+    }
+    return out + "\n";
+  }
+};
+
+}  // namespace
+
 std::string list_table() {
-  // One row per rung, at most kListWidth characters a line: id, slug, tile, then the lesson,
+  // One row per rung, at most kOutputWidth characters a line: id, slug, tile, then the lesson,
   // wrapped onto indented lines. Scripts read the columns of the rows that start with an id
   // (awk '/^[0-9]/'; continuation lines start with spaces). A rung with several tile
   // configurations (the dispatch rung) shows "several" in the tile column and lists them on
   // indented lines below its lesson.
-  constexpr size_t kListWidth = 120;
+  constexpr size_t kListWidth = kOutputWidth;
   constexpr size_t kMinLesson = 40;
   const std::string kSeveral = "several";
   const auto one_tile = [](const std::string& t) { return t.find(' ') == std::string::npos; };
@@ -387,6 +428,7 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   CLI::App app{"sgemm_bench: the SGEMM Ladder, each rung timed against cuBLAS and verified against FP64",
                "sgemm_bench"};
   app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", version_line);
   std::vector<std::string> kernel_args, size_list, shape_list;
   std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = input_kind_name(o.input), suite_s;
@@ -395,16 +437,21 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   bool list_tests = false;
   const auto size = validator(integer_from(0, kInt64Max));
   app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
+      ->type_name("LIST")
       ->check(validator(list_of(kernel_problem)));
-  CLI::Option* size_opt = app.add_option("--size", size_s, "M = N = K")->check(size);
+  CLI::Option* size_opt = app.add_option("--size", size_s, "M = N = K")->type_name("INT")->check(size);
   CLI::Option* sizes_opt = app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")
+                               ->type_name("LIST")
                                ->check(validator([](const std::string& t) { return size_list_problem(t); }));
   CLI::Option* shapes_opt =
       app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
+          ->type_name("LIST")
           ->check(validator([](const std::string& t) { return shape_list_problem(t); }));
-  CLI::Option* m_opt = app.add_option("--m", m_s, "rows of A and C (with --n and --k)")->check(size);
-  CLI::Option* n_opt = app.add_option("--n", n_s, "columns of B and C (with --m and --k)")->check(size);
-  CLI::Option* k_opt = app.add_option("--k", k_s, "columns of A, rows of B (with --m and --n)")->check(size);
+  CLI::Option* m_opt = app.add_option("--m", m_s, "rows of A and C (with --n and --k)")->type_name("INT")->check(size);
+  CLI::Option* n_opt =
+      app.add_option("--n", n_s, "columns of B and C (with --m and --k)")->type_name("INT")->check(size);
+  CLI::Option* k_opt =
+      app.add_option("--k", k_s, "columns of A, rows of B (with --m and --n)")->type_name("INT")->check(size);
   for (CLI::Option* dim : {m_opt, n_opt, k_opt}) {
     for (CLI::Option* other : {m_opt, n_opt, k_opt})
       if (other != dim) dim->needs(other);
@@ -412,22 +459,31 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   }
   CLI::Option* suite_opt =
       app.add_option("--suite", suite_s, "a workload suite: bench/NAME.txt (e.g. workloads) or a file of shapes")
+          ->type_name("NAME|FILE")
           ->check(validator([](const std::string& t) { return t.empty() ? std::string("empty value") : std::string(); }));
   for (CLI::Option* other : {size_opt, sizes_opt, shapes_opt, m_opt}) suite_opt->excludes(other);
-  app.add_option("--alpha", o.alpha, "alpha (default " + shown(o.alpha) + ")")->check(validator(fp32_problem));
-  app.add_option("--beta", o.beta, "beta (default " + shown(o.beta) + ")")->check(validator(fp32_problem));
+  app.add_option("--alpha", o.alpha, "alpha (default " + shown(o.alpha) + ")")
+      ->type_name("FLOAT")
+      ->check(validator(fp32_problem));
+  app.add_option("--beta", o.beta, "beta (default " + shown(o.beta) + ")")
+      ->type_name("FLOAT")
+      ->check(validator(fp32_problem));
   app.add_option("--lda", lda_s, "leading dimension of A as stored (default: dense rows, K; M with --layout t*)")
+      ->type_name("INT")
       ->check(size);
   app.add_option("--ldb", ldb_s, "leading dimension of B as stored (default: dense rows, N; K with --layout *t)")
+      ->type_name("INT")
       ->check(size);
-  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->check(size);
+  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->type_name("INT")->check(size);
   app.add_option("--layout", o.layout,
                  "op(A) and op(B), A's letter first: n as stored, t transposed (A stored K x M, B N x K): nn, nt, "
                  "tn, tt (default " + o.layout + "); several, comma-separated, run each shape in each")
+      ->type_name("LIST")
       ->check(validator(list_of(one_of({"nn", "nt", "tn", "tt"}))));
   app.add_option("--batch", o.batch,
                  "products per call, each with operands of its own, one after the other (default " +
                      shown(o.batch) + ")")
+      ->type_name("INT")
       ->check(validator(integer_from(1, kInt64Max)));
   app.add_flag("--bias", o.bias, "add a bias of N floats to every row of C, after alpha and beta");
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide (default " + input_s + ")")
@@ -442,39 +498,49 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       app.add_option("--wide-exponent", o.wide_exponent,
                      "E of --input wide: entries u * 2^e, u uniform in [-1, 1], e an integer uniform in [-E, E] "
                      "(0-" + std::to_string(kMaxWideExponent) + ", default " + shown(o.wide_exponent) + ")")
+          ->type_name("INT")
           ->check(exponent);
   app.add_option("--seed", o.seed, "input seed (default " + shown(o.seed) + ")")
+      ->type_name("UINT")
       ->check(validator(integer_from(0, kInt64Max)));
   app.add_option("--warmup", o.warmup, "warm-up launches of each kernel per row (default " + shown(o.warmup) + ")")
+      ->type_name("INT")
       ->check(validator(integer_from(0)));
   app.add_option("--repeat", o.repeat,
                  "timed launches of each kernel per round (default: as many as fill --min-time)")
+      ->type_name("INT")
       ->check(validator(integer_from(1)));
   CLI::Option* min_time_opt =
       app.add_option("--min-time", o.min_time,
                      "seconds of the rung's timed launches per row (default " + shown(o.min_time) + ")")
+          ->type_name("FLOAT")
           ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_option("--rounds", o.rounds,
                  "rounds of interleaved rung and cuBLAS launches per row (default " + shown(o.rounds) +
                      "; at least 6, the fewest that give a 95% interval of the median)")
+      ->type_name("INT")
       ->check(validator(integer_from(6)));
   CLI::Option* reps_opt =
       app.add_option("--repetitions", o.repetitions, "passes over the whole sweep; rows get the median and interval "
                                                      "over the passes (default " + shown(o.repetitions) + ")")
+          ->type_name("INT")
           ->check(validator(integer_from(1)));
   app.add_option("--clock-threshold", o.clock_threshold_pct,
                  "PCT: a row whose SM clock fell below PCT% of the GPU's max SM clock is measured again (up to "
                  "twice, after a pause) and flagged if it stays low (default " + shown(o.clock_threshold_pct) + ")")
+      ->type_name("FLOAT")
       ->check(validator(real_where([](double v) { return v >= 0 && v <= 100; }, "is not a percentage (0-100)")));
   app.add_flag("--no-check", "skip verification against the FP64 reference");
   app.add_flag("--no-hot", "time every row cold only (default: also hot, each contender's launches replayed from a CUDA graph)");
   app.add_option("--hot-time", o.hot_time,
                  "seconds of the rung's launches replayed from CUDA graphs per row, the hot timing (default " +
                      shown(o.hot_time) + ")")
+      ->type_name("FLOAT")
       ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_option("--gemmul8", o.gemmul8,
                  "N: also time GEMMul8 (RIKEN's Ozaki scheme II, INT8; --gemmul8-mode) with N moduli beside each Ozaki "
                  "rung, on the same inputs (a build with -DSGEMM_GEMMUL8_SOURCE only)")
+      ->type_name("INT")
       ->check(validator(integer_from(2, 13)));
   app.add_option("--gemmul8-mode", o.gemmul8_mode,
                  "GEMMul8's mode with --gemmul8: fast or accurate (its own names; default " + o.gemmul8_mode + ")")
@@ -483,29 +549,36 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                  "N: force N moduli on the Ozaki rungs and the same method on cuBLAS (set_ozaki_moduli), as many "
                  "bits as they hold at each K, whatever the error; a rung without an instance for N refuses "
                  "(default 0: the rung's plan)")
+      ->type_name("INT")
       ->check(validator(integer_from(0, 8)));
   app.add_option("--energy", o.energy_time,
                  "SECONDS: after each row's timing, run the rung, then cuBLAS, alone for this long each and read the "
                  "GPU's energy counter (NVML) around them: watts and GFLOP per joule")
+      ->type_name("FLOAT")
       ->check(validator(real_where([](double v) { return v > 0; }, "must be > 0 seconds")));
   app.add_flag("--list", o.list, "list the rungs and exit");
   CLI::Option* sweep_opt =
       app.add_flag("--accuracy-sweep", o.accuracy_sweep, "also measure every rung's error against FP64 over K");
   app.add_option("--accuracy-ks", ks_s, "K values of the accuracy sweep (default " + ks_s + ")")
+      ->type_name("LIST")
       ->check(validator([](const std::string& t) { return size_list_problem(t, 1); }))
       ->needs(sweep_opt);
   app.add_option("--accuracy-mn", o.accuracy_mn, "M = N of the accuracy sweep (default " + shown(o.accuracy_mn) + ")")
+      ->type_name("INT")
       ->check(validator(integer_from(1, kInt64Max)))
       ->needs(sweep_opt);
   app.add_option("--accuracy-exponents", exponents_s,
                  "exponent ranges E of the accuracy sweep's wide rows, comma-separated (default " + exponents_s + ")")
+      ->type_name("LIST")
       ->check(validator(list_of(integer_from(0, kMaxWideExponent))))
       ->needs(sweep_opt);
   const auto writable = validator(unwritable_problem);
   CLI::Option* json_opt =
       app.add_option("--json", o.out_path, "write the results (Google Benchmark JSON with the GPU context) to FILE")
+          ->type_name("FILE")
           ->check(writable);
   app.add_option("--soak", o.soak_minutes, "soak: random shapes, alpha/beta and rungs for MINUTES, all verified")
+      ->type_name("FLOAT")
       ->check(validator(real_where([](double v) { return v >= 0; }, "must be >= 0 minutes")));
   app.add_option("--inject-fault", o.fault, "run a deliberately broken kernel (fault-lab builds): oob-read, oob-write, race")
       ->check(validator(one_of({"oob-read", "oob-write", "race"})));
@@ -514,7 +587,8 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
       ->check(validator(filter_problem));
   app.add_option("--benchmark_format", o.format, "stdout: console (the table), json or csv")
       ->check(validator(one_of({"console", "json", "csv"})));
-  CLI::Option* out_opt = app.add_option("--benchmark_out", o.out_path, "write the results to FILE")->check(writable);
+  CLI::Option* out_opt =
+      app.add_option("--benchmark_out", o.out_path, "write the results to FILE")->type_name("FILE")->check(writable);
   CLI::Option* out_format_opt =
       app.add_option("--benchmark_out_format", o.out_format,
                      "format of --benchmark_out: json, csv, console (default " + o.out_format + ")")
@@ -522,16 +596,31 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
           ->needs(out_opt);
   json_opt->excludes(out_opt)->excludes(out_format_opt);
   app.add_option("--benchmark_min_time", o.min_time, "the same as --min-time (a trailing 's' is accepted)")
+      ->type_name("FLOAT")
       ->transform(CLI::Validator(min_time_problem, ""))
       ->excludes(min_time_opt);
   app.add_option("--benchmark_repetitions", o.repetitions, "the same as --repetitions")
+      ->type_name("INT")
       ->check(validator(integer_from(1)))
       ->excludes(reps_opt);
   app.add_flag("--benchmark_counters_tabular", o.counters_tabular,
                "console: Google Benchmark's own table, every counter in a column");
   app.add_flag("--benchmark_list_tests", list_tests, "list the rows this command would run, and exit");
-  app.footer(std::string("Other --benchmark_* flags are refused; these are taken: ") + kBenchmarkFlags +
-             ".\nExit codes: 0 ok, 1 verification failed, 2 usage error, 3 no usable GPU / kernel not built for it.");
+  std::string footer;
+  for (const std::string& paragraph :
+       {std::string("Other --benchmark_* flags are refused; these are taken: ") + kBenchmarkFlags + ".",
+        std::string("Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 no usable GPU / kernel not built "
+                    "for it.")})
+    for (const std::string& line : wrap_words(paragraph, kOutputWidth)) footer += (footer.empty() ? "" : "\n") + line;
+  app.footer(footer);
+  // --help wins over every other argument, a bad one included: CLI11 checks the values it has read
+  // before it looks for its help flag.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      res.exit_code = kExitOk;
+      res.output = app.help();
+      return res;
+    }
   try {
     app.parse(argc, argv);
     for (const std::string& extra : app.remaining()) {

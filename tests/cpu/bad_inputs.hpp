@@ -3,6 +3,7 @@
 // test_programs.cpp the list through the real program.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,13 @@ inline const std::vector<BadInput>& bad_inputs() {
     return all;
   }();
   return cases;
+}
+
+// An id no rung has: one past the registry's largest.
+inline std::string unknown_kernel_id() {
+  int most = 0;
+  for (const sgemm::Rung& r : sgemm::registry()) most = std::max(most, r.id);
+  return std::to_string(most + 1);
 }
 
 // parse_cli on sgemm_bench's arguments (the program name is added).

@@ -1,4 +1,6 @@
 // sgemm_bench's command line: valid forms and every bad input of DESIGN.md's Errors.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -178,18 +180,57 @@ TEST(Cli, ListPrintsEveryRung) {
     const std::string tile = rung.tile();
     std::istringstream text(std::string(rung.slug) + " " + tile + " " + rung.lesson);
     for (std::string w; text >> w;) EXPECT_TRUE(words.count(w)) << rung.slug << ": '" << w << "' is missing";
-    if (tile.find(' ') == std::string::npos)
+    if (tile.find(' ') == std::string::npos) {
       EXPECT_NE(r.output.find(" " + tile + "  "), std::string::npos) << "tile must not run into the lesson";
+    }
   }
-  // No line wider than 120 characters; rows that start with an id carry the id, slug and tile.
+  // No line wider than 100 characters; one row that starts with an id for every rung.
   std::istringstream lines(r.output);
-  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 100u) << line;
+    rows += !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]));
+  }
+  EXPECT_EQ(rows, sgemm::registry().size());
 }
 
 TEST(Cli, HelpExitsZero) {
   const ParseResult r = parse({"--help"});
   EXPECT_EQ(r.exit_code, kExitOk);
   EXPECT_NE(r.output.find("--kernel"), std::string::npos);
+}
+
+// --help wins over any other argument: a bad value, an unknown option, a stray word, --version.
+TEST(Cli, HelpWinsOverAnyOtherArgument) {
+  const std::string help = parse({"--help"}).output;
+  const std::string unknown = unknown_kernel_id();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", unknown, "--help"}, {"--help", "--kernel", unknown}, {"--lda", "0", "-h"},
+        {"--version", "--help"}, {"--help", "extra"}, {"--bogus", "--help"}, {"--benchmark_bogus=1", "--help"},
+        {"--size", "100", "--lda", "50", "--help"}, {"--suite", "/dev/null", "--help"}}) {
+    const ParseResult r = parse(args);
+    EXPECT_EQ(r.exit_code, kExitOk) << joined(args) << ": " << r.output;
+    EXPECT_EQ(r.output, help) << joined(args);
+  }
+}
+
+// Every line of --help fits in 100 columns, and every option that takes a number says so.
+TEST(Cli, HelpFitsInOneHundredColumnsAndTypesNumbers) {
+  const std::string help = parse({"--help"}).output;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  const std::map<std::string, std::string> types = {
+      {"--size", "INT"},          {"--m", "INT"},         {"--n", "INT"},           {"--k", "INT"},
+      {"--lda", "INT"},           {"--ldb", "INT"},       {"--ldc", "INT"},         {"--batch", "INT"},
+      {"--wide-exponent", "INT"}, {"--seed", "UINT"},     {"--warmup", "INT"},      {"--repeat", "INT"},
+      {"--rounds", "INT"},        {"--repetitions", "INT"}, {"--gemmul8", "INT"},   {"--moduli", "INT"},
+      {"--accuracy-mn", "INT"},   {"--benchmark_repetitions", "INT"},               {"--alpha", "FLOAT"},
+      {"--beta", "FLOAT"},        {"--min-time", "FLOAT"}, {"--hot-time", "FLOAT"}, {"--clock-threshold", "FLOAT"},
+      {"--energy", "FLOAT"},      {"--soak", "FLOAT"},    {"--benchmark_min_time", "FLOAT"},
+      {"--kernel", "LIST"},       {"--sizes", "LIST"},    {"--shapes", "LIST"},     {"--accuracy-ks", "LIST"},
+      {"--accuracy-exponents", "LIST"}, {"--layout", "LIST"}};
+  for (const auto& [option, type] : types)
+    EXPECT_NE(help.find("\n  " + option + " " + type + " "), std::string::npos) << option << " " << type << "\n" << help;
 }
 
 TEST(Cli, GoogleBenchmarkFlagsAreHonouredOrMapped) {

@@ -5,16 +5,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "bad_inputs.hpp"
+#include "sgemm_ladder.hpp"
 
 namespace {
 
@@ -52,6 +57,19 @@ Outcome run(const std::string& program, const std::vector<std::string>& args) {
   return o;
 }
 
+// The lines of a program's output, and the widest of them.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+size_t widest(const std::string& text) {
+  size_t w = 0;
+  for (const std::string& line : lines_of(text)) w = std::max(w, line.size());
+  return w;
+}
+
 }  // namespace
 
 #ifdef SGEMM_BENCH_PATH
@@ -66,6 +84,29 @@ TEST(BenchProgram, EveryBadInputOfTheIssueExitsTwoWithOneLineBeforeAnyGpuWork) {
     EXPECT_NE(o.err.find(bad.message), std::string::npos) << o.err;
     EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
   }
+}
+
+// --help wins over a bad argument (exit 0, the same help on stdout, nothing on stderr); --help
+// and --list fit in 100 columns, --list with one row a rung.
+TEST(BenchProgram, HelpWinsAndHelpAndListFitInOneHundredColumns) {
+  const Outcome help = run(SGEMM_BENCH_PATH, {"--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_LE(widest(help.out), 100u) << help.out;
+  EXPECT_GT(lines_of(help.out).size(), 40u) << help.out;
+  const std::string unknown = unknown_kernel_id();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--kernel", unknown, "--help"},
+                                               {"--version", "extra", "--help"}, {"--lda", "0", "-h"}}) {
+    const Outcome o = run(SGEMM_BENCH_PATH, args);
+    EXPECT_EQ(o.exit_code, 0) << joined(args) << ": " << o.err;
+    EXPECT_EQ(o.out, help.out) << joined(args);
+    EXPECT_EQ(o.err, "") << joined(args);
+  }
+  const Outcome list = run(SGEMM_BENCH_PATH, {"--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_LE(widest(list.out), 100u) << list.out;
+  size_t rows = 0;
+  for (const std::string& line : lines_of(list.out)) rows += !line.empty() && std::isdigit((unsigned char)line[0]);
+  EXPECT_EQ(rows, sgemm::registry().size()) << list.out;
 }
 
 TEST(BenchProgram, VersionNamesVersionAndCommit) {
