@@ -34,6 +34,10 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 // in this many columns.
 constexpr size_t kOutputWidth = 100;
 
+// --batch and a suite line's batch=: at most CUDA's limit on grid z, the most products one launch
+// of a rung that takes the whole batch holds (the library splits a larger batch into launches).
+constexpr int64_t kMaxBatch = 65535;
+
 // Every item between separators, empty ones included (so that "1024,,2048" can be refused).
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -97,6 +101,18 @@ std::string kernel_problem(const std::string& key) {
   std::string valid;
   for (const Rung& r : registry()) valid += (valid.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.slug + ")";
   return "unknown kernel '" + key + "'; valid kernels: " + valid;
+}
+
+// --lda, --ldb, --ldc: a row length, at least 1; dense rows are had by leaving the option out (0 is
+// no shorthand for them: BLAS refuses an ld of 0, and so do a suite's lines).
+std::string ld_problem(const std::string& text) {
+  const std::string p = integer_problem(text, 1, kInt64Max);
+  return p.empty() ? p : p + " (leave it out for dense rows)";
+}
+
+std::string batch_problem(const std::string& text) {
+  const std::string p = integer_problem(text, 1, kMaxBatch);
+  return p.empty() || p.find("above") == std::string::npos ? p : p + " (CUDA's grid z, the products of one launch)";
 }
 
 std::string shape_problem(const std::string& text, int64_t min) {
@@ -234,14 +250,15 @@ std::vector<SuiteLine> read_suite(const std::string& name_or_path) {
         l.layout = true;
         l.shape.transa = value[0] == 't';
         l.shape.transb = value[1] == 't';
-      } else if (key == "batch" && !l.batch && integer_problem(value, 1, 65535).empty()) {
+      } else if (key == "batch" && !l.batch && integer_problem(value, 1, kMaxBatch).empty()) {
         l.batch = true;
         l.shape.batch = to_int(value);
       } else if (t == "bias" && !l.bias) {
         l.bias = true;
         l.shape.bias = true;
       } else {
-        throw UsageError(where + "'" + t + "' is not one of layout=nn|nt|tn|tt, batch=N (1-65535), bias (each once)");
+        throw UsageError(where + "'" + t + "' is not one of layout=nn|nt|tn|tt, batch=1-" + std::to_string(kMaxBatch) +
+                         ", bias (each once)");
       }
     }
     lines.push_back(l);
@@ -468,23 +485,31 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   app.add_option("--beta", o.beta, "beta (default " + shown(o.beta) + ")")
       ->type_name("FLOAT")
       ->check(validator(fp32_problem));
-  app.add_option("--lda", lda_s, "leading dimension of A as stored (default: dense rows, K; M with --layout t*)")
+  // Leading dimensions: a row's length or more (check_shape says which rows); left out, dense rows.
+  const auto ld = validator(ld_problem);
+  app.add_option("--lda", lda_s,
+                 "leading dimension of A as stored: at least its row length, K (M with --layout t*); "
+                 "default: that length, dense rows")
       ->type_name("INT")
-      ->check(size);
-  app.add_option("--ldb", ldb_s, "leading dimension of B as stored (default: dense rows, N; K with --layout *t)")
+      ->check(ld);
+  app.add_option("--ldb", ldb_s,
+                 "leading dimension of B as stored: at least its row length, N (K with --layout *t); "
+                 "default: that length, dense rows")
       ->type_name("INT")
-      ->check(size);
-  app.add_option("--ldc", ldc_s, "leading dimension of C (default: N, dense rows)")->type_name("INT")->check(size);
+      ->check(ld);
+  app.add_option("--ldc", ldc_s, "leading dimension of C: at least its row length, N; default: N, dense rows")
+      ->type_name("INT")
+      ->check(ld);
   app.add_option("--layout", o.layout,
                  "op(A) and op(B), A's letter first: n as stored, t transposed (A stored K x M, B N x K): nn, nt, "
                  "tn, tt (default " + o.layout + "); several, comma-separated, run each shape in each")
       ->type_name("LIST")
       ->check(validator(list_of(one_of({"nn", "nt", "tn", "tt"}))));
   app.add_option("--batch", o.batch,
-                 "products per call, each with operands of its own, one after the other (default " +
-                     shown(o.batch) + ")")
+                 "products per call, each with operands of its own, one after the other (1-" +
+                     std::to_string(kMaxBatch) + ", default " + shown(o.batch) + ")")
       ->type_name("INT")
-      ->check(validator(integer_from(1, kInt64Max)));
+      ->check(validator(batch_problem));
   app.add_flag("--bias", o.bias, "add a bias of N floats to every row of C, after alpha and beta");
   app.add_option("--input", input_s, "input distribution: uniform, normal, small_int, wide (default " + input_s + ")")
       ->check(validator(one_of({"uniform", "normal", "small_int", "wide"})));

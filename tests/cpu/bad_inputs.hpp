@@ -1,6 +1,6 @@
 // Command lines sgemm_bench must refuse (exit 2, one line on stderr, before any GPU work), each
 // with a piece of its message. test_cli.cpp checks all of them through parse_cli,
-// test_programs.cpp the issue's list through the real program.
+// test_programs.cpp the issues' lists through the real program.
 #pragma once
 
 #include <algorithm>
@@ -40,11 +40,26 @@ inline const std::vector<BadInput>& issue_bad_inputs() {
   return cases;
 }
 
-// All of them: the issue's, then other sizes, leading dimensions, kernels, options and Google
+// The command line's rough edges of issue 63, tried as a new user would: a leading dimension of 0
+// (refused like any other below a row's length, not taken for "dense"), a batch past one launch.
+inline const std::vector<BadInput>& rough_edge_bad_inputs() {
+  static const std::vector<BadInput> cases = {
+      {{"--lda", "0"}, "--lda: 0 is below 1 (leave it out for dense rows)"},
+      {{"--ldb", "0"}, "--ldb: 0 is below 1 (leave it out for dense rows)"},
+      {{"--ldc", "0"}, "--ldc: 0 is below 1 (leave it out for dense rows)"},
+      {{"--size", "64", "--ldc", "-1"}, "--ldc: -1 is below 1"},
+      {{"--batch", "3000000000"}, "--batch: 3000000000 is above 65535 (CUDA's grid z"},
+      {{"--batch", "65536", "--size", "1"}, "--batch: 65536 is above 65535"},
+  };
+  return cases;
+}
+
+// All of them: the issues', then other sizes, leading dimensions, kernels, options and Google
 // Benchmark flags.
 inline const std::vector<BadInput>& bad_inputs() {
   static const std::vector<BadInput> cases = [] {
     std::vector<BadInput> all = issue_bad_inputs();
+    all.insert(all.end(), rough_edge_bad_inputs().begin(), rough_edge_bad_inputs().end());
     const std::vector<BadInput> more = {
         {{"--size", "abc"}, "not a number"},
         {{"--size", "12x"}, "not a number"},
@@ -85,7 +100,7 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--bias=maybe"}, "--bias"},
         {{"--layout", "tn", "--size", "100", "--lda", "50"}, "lda=50 is smaller than max(1, M=100) for transa='T'"},
         {{"--layout", "nt", "--size", "100", "--ldb", "99"}, "ldb=99 is smaller than max(1, K=100) for transb='T'"},
-        {{"--batch", "1000000000", "--size", "100000"}, "A's batch span"},
+        {{"--batch", "65535", "--size", "8388608"}, "A's batch span"},
         // The wide distribution: E in 0..126, only with --input wide; the sweep's list likewise.
         {{"--input", "wide", "--wide-exponent", "127"}, "--wide-exponent: 127 is above 126"},
         {{"--input", "wide", "--wide-exponent", "-1"}, "--wide-exponent: -1 is negative"},

@@ -231,6 +231,44 @@ TEST(Cli, HelpFitsInOneHundredColumnsAndTypesNumbers) {
       {"--accuracy-exponents", "LIST"}, {"--layout", "LIST"}};
   for (const auto& [option, type] : types)
     EXPECT_NE(help.find("\n  " + option + " " + type + " "), std::string::npos) << option << " " << type << "\n" << help;
+  // Each leading dimension documents the same rule: at least a row's length; left out, dense rows.
+  for (const char* ld : {"--lda INT", "--ldb INT", "--ldc INT"}) {
+    const size_t at = help.find(ld);
+    ASSERT_NE(at, std::string::npos) << ld;
+    std::istringstream words(help.substr(at, help.find("\n  -", at) - at));
+    std::string entry;  // its words, unwrapped
+    for (std::string w; words >> w;) entry += w + " ";
+    EXPECT_NE(entry.find("at least its row length"), std::string::npos) << entry;
+    EXPECT_NE(entry.find("dense rows"), std::string::npos) << entry;
+  }
+}
+
+// --batch: 1 to 65535 products a call, as a suite line's batch= takes.
+TEST(Cli, BatchIsBounded) {
+  const ParseResult most = parse({"--batch", "65535", "--size", "1"});
+  ASSERT_EQ(most.exit_code, -1) << most.output;
+  EXPECT_EQ(most.options.shapes.at(0).batch, 65535);
+  expect_usage_error({"--batch", "65536"}, "--batch: 65536 is above 65535");
+  expect_usage_error({"--batch", "9223372036854775808"}, "--batch: 9223372036854775808 is out of range");
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_batch.txt";
+  std::ofstream(path) << "big 8 8 8 batch=65536\n";
+  expect_usage_error({"--suite", path.string()}, "batch=1-65535");
+  std::filesystem::remove(path);
+}
+
+// A leading dimension of 0 is refused like any other below a row's length, for each operand and
+// in a suite's lines; dense rows are had by leaving the option out.
+TEST(Cli, LeadingDimensionZeroIsRefusedForEveryOperand) {
+  for (const char* ld : {"--lda", "--ldb", "--ldc"}) {
+    expect_usage_error({"--size", "64", ld, "0"}, std::string(ld) + ": 0 is below 1 (leave it out for dense rows)");
+    const ParseResult dense = parse({"--size", "64", ld, "64"});
+    ASSERT_EQ(dense.exit_code, -1) << dense.output;
+    EXPECT_TRUE(default_ld(dense.options.shapes.at(0))) << ld;
+  }
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_ld0.txt";
+  std::ofstream(path) << "zero 8 8 8 0 8 8\n";
+  expect_usage_error({"--suite", path.string()}, ":1: 0 is below 1");
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, GoogleBenchmarkFlagsAreHonouredOrMapped) {

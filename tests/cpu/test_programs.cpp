@@ -86,6 +86,20 @@ TEST(BenchProgram, EveryBadInputOfTheIssueExitsTwoWithOneLineBeforeAnyGpuWork) {
   }
 }
 
+// Issue 63's rough edges, through the real program: exit 2, one line of at most 100 columns on
+// stderr, nothing on stdout.
+TEST(BenchProgram, RoughEdgesOfTheCommandLineExitTwoWithOneShortLine) {
+  for (const BadInput& bad : rough_edge_bad_inputs()) {
+    SCOPED_TRACE(joined(bad.args));
+    const Outcome o = run(SGEMM_BENCH_PATH, bad.args);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(o.out, "");
+    EXPECT_NE(o.err.find(bad.message), std::string::npos) << o.err;
+    EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
+    EXPECT_LE(widest(o.err), 100u) << o.err;
+  }
+}
+
 // --help wins over a bad argument (exit 0, the same help on stdout, nothing on stderr); --help
 // and --list fit in 100 columns, --list with one row a rung.
 TEST(BenchProgram, HelpWinsAndHelpAndListFitInOneHundredColumns) {
