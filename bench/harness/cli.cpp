@@ -222,11 +222,30 @@ struct SuiteLine {
 // "name M N K [lda ldb ldc] [layout=nt] [batch=N] [bias]" a line; '#' starts a comment.
 std::vector<SuiteLine> read_suite(const std::string& name_or_path) {
   namespace fs = std::filesystem;
-  const fs::path path = fs::is_regular_file(name_or_path)
+  std::error_code ec;
+  const std::string what = "--suite '" + name_or_path + "': ";
+  const fs::path named = fs::path(SGEMM_SOURCE_DIR) / "bench" / (name_or_path + ".txt");
+  const fs::path path = fs::is_regular_file(name_or_path, ec) || !fs::is_regular_file(named, ec)
                             ? fs::path(name_or_path)
-                            : fs::path(SGEMM_SOURCE_DIR) / "bench" / (name_or_path + ".txt");
+                            : named;
+  // What is there, if not a file of shapes (a device or a pipe could block, or be read only once).
+  const fs::file_type type = fs::status(path, ec).type();
+  if (type == fs::file_type::not_found)
+    throw UsageError(what + "no such file" +
+                     (name_or_path.find('/') == std::string::npos ? ", and no suite bench/" + name_or_path + ".txt" : ""));
+  if (type == fs::file_type::directory) throw UsageError(what + "a directory, not a file of shapes");
+  if (type != fs::file_type::regular) {
+    const char* kind = type == fs::file_type::character ? "a character device"
+                       : type == fs::file_type::block   ? "a block device"
+                       : type == fs::file_type::fifo    ? "a pipe"
+                       : type == fs::file_type::socket  ? "a socket"
+                                                        : "not a regular file";
+    throw UsageError(what + kind + ", not a file of shapes");
+  }
+  errno = 0;
   std::ifstream in(path);
-  if (!in) throw UsageError("--suite '" + name_or_path + "': no such file, and no suite " + path.string());
+  if (!in) throw UsageError(what + "cannot read it" + (errno ? std::string(" (") + std::strerror(errno) + ")" : ""));
+  if (fs::file_size(path, ec) == 0) throw UsageError(what + path.string() + " is empty");
   std::vector<SuiteLine> lines;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -263,7 +282,7 @@ std::vector<SuiteLine> read_suite(const std::string& name_or_path) {
     }
     lines.push_back(l);
   }
-  if (lines.empty()) throw UsageError("--suite '" + name_or_path + "': " + path.string() + " lists no shape");
+  if (lines.empty()) throw UsageError(what + path.string() + " lists no shape, only comments and blank lines");
   return lines;
 }
 

@@ -41,7 +41,8 @@ inline const std::vector<BadInput>& issue_bad_inputs() {
 }
 
 // The command line's rough edges of issue 63, tried as a new user would: a leading dimension of 0
-// (refused like any other below a row's length, not taken for "dense"), a batch past one launch.
+// (refused like any other below a row's length, not taken for "dense"), a batch past one launch,
+// a suite that is no file of shapes.
 inline const std::vector<BadInput>& rough_edge_bad_inputs() {
   static const std::vector<BadInput> cases = {
       {{"--lda", "0"}, "--lda: 0 is below 1 (leave it out for dense rows)"},
@@ -50,6 +51,10 @@ inline const std::vector<BadInput>& rough_edge_bad_inputs() {
       {{"--size", "64", "--ldc", "-1"}, "--ldc: -1 is below 1"},
       {{"--batch", "3000000000"}, "--batch: 3000000000 is above 65535 (CUDA's grid z"},
       {{"--batch", "65536", "--size", "1"}, "--batch: 65536 is above 65535"},
+      {{"--suite", "/dev/null"}, "--suite '/dev/null': a character device, not a file of shapes"},
+      {{"--suite", "/"}, "--suite '/': a directory, not a file of shapes"},
+      {{"--suite", "/nonexistent-dir/suite.txt"}, "--suite '/nonexistent-dir/suite.txt': no such file"},
+      {{"--suite", "no_such_suite"}, "--suite 'no_such_suite': no such file, and no suite bench/no_such_suite.txt"},
   };
   return cases;
 }

@@ -271,6 +271,20 @@ TEST(Cli, LeadingDimensionZeroIsRefusedForEveryOperand) {
   std::filesystem::remove(path);
 }
 
+// A suite that is there but is no file of shapes says what it is instead.
+TEST(Cli, SuiteThatIsNoFileOfShapesSaysWhatItIs) {
+  namespace fs = std::filesystem;
+  expect_usage_error({"--suite", "/dev/null"}, "--suite '/dev/null': a character device, not a file of shapes");
+  expect_usage_error({"--suite", ::testing::TempDir()}, "a directory, not a file of shapes");
+  const fs::path empty = fs::path(::testing::TempDir()) / "sgemm_cli_empty_suite.txt";
+  std::ofstream(empty).close();
+  expect_usage_error({"--suite", empty.string()}, empty.string() + " is empty");
+  std::ofstream(empty) << "# only a comment\n\n";
+  expect_usage_error({"--suite", empty.string()}, empty.string() + " lists no shape, only comments and blank lines");
+  fs::remove(empty);
+  expect_usage_error({"--suite", empty.string()}, empty.string() + "': no such file");
+}
+
 TEST(Cli, GoogleBenchmarkFlagsAreHonouredOrMapped) {
   const std::string out = ::testing::TempDir() + "sgemm_cli_out.csv";
   ParseResult r = parse({"--benchmark_repetitions=3", "--benchmark_filter=naive", "--benchmark_min_time=0.5s",
