@@ -96,11 +96,25 @@ std::string fp32_problem(const std::string& text) {
   return std::fabs(v) <= FLT_MAX ? "" : text + " is not finite in FP32 (|value| <= 3.4e38)";
 }
 
+// The registry's ids as ranges ("0-32", or "0-5, 7, 9-12" where some are missing).
+std::string id_ranges() {
+  std::vector<int> ids;
+  for (const Rung& r : registry()) ids.push_back(r.id);
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+// One short line: the slugs and lessons are --list's to show.
 std::string kernel_problem(const std::string& key) {
   if (find_rung(key)) return "";
-  std::string valid;
-  for (const Rung& r : registry()) valid += (valid.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.slug + ")";
-  return "unknown kernel '" + key + "'; valid kernels: " + valid;
+  return "unknown kernel '" + key + "' (ids " + id_ranges() + ", or slugs: see --list)";
 }
 
 // --lda, --ldb, --ldc: a row length, at least 1; dense rows are had by leaving the option out (0 is
@@ -165,8 +179,8 @@ std::string filter_problem(const std::string& filter) {
   if (filter.empty()) return "empty value";
   try {
     std::regex(filter[0] == '-' ? filter.substr(1) : filter, std::regex::extended);
-  } catch (const std::regex_error& e) {
-    return "'" + filter + "' is not a valid regular expression (" + e.what() + ")";
+  } catch (const std::regex_error&) {
+    return "'" + filter + "' is not a POSIX extended regular expression";
   }
   return "";
 }
@@ -187,18 +201,20 @@ CLI::Validator validator(Problem problem) {
 float* placeholder_ptr() { return reinterpret_cast<float*>(uintptr_t{256}); }
 
 // A hand check: whether a shape is valid for every requested rung depends on the registry's
-// supports(), which CLI11 cannot see when it checks one option.
-void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, float beta) {
+// supports(), which CLI11 cannot see when it checks one option. `several`: the run has other
+// shapes, so that a refusal names this one first (a run of one shape needs no such name).
+void check_shape(const Shape& s, const std::vector<int>& kernels, float alpha, float beta, bool several) {
   float* const p = placeholder_ptr();
   const GemmArgs a = gemm_args(s, alpha, beta, p, p, p, p);
+  const std::string which = several ? s.str() + ": " : "";
   std::string detail;
-  if (validate(a, &detail) != Status::kOk) throw UsageError(s.str() + ": " + detail);
+  if (validate(a, &detail) != Status::kOk) throw UsageError(which + detail);
   // One rotation set and the FP64 reference (value and magnitude) must be countable in bytes too.
   const long double batch = (long double)s.batch;
   const long double bytes =
       4.0L * batch * ((long double)s.rowsA() * s.lda + (long double)s.rowsB() * s.ldb + (long double)s.M * s.ldc) +
       4.0L * s.N + 16.0L * batch * (long double)s.M * s.N;
-  if (bytes > (long double)kInt64Max) throw UsageError(s.str() + ": the operands and the FP64 reference need more than 2^63 bytes");
+  if (bytes > (long double)kInt64Max) throw UsageError(which + "the operands and the FP64 reference need more than 2^63 bytes");
   for (int id : kernels) {
     const Rung* r = find_rung(id);
     std::string why;
@@ -256,7 +272,7 @@ std::vector<SuiteLine> read_suite(const std::string& name_or_path) {
     if (f.empty() && tokens.empty()) continue;
     const std::string where = path.string() + ":" + std::to_string(number) + ": ";
     if (f.size() != 4 && f.size() != 7)
-      throw UsageError(where + "expected 'name M N K [lda ldb ldc] [layout=nn|nt|tn|tt] [batch=N] [bias]'");
+      throw UsageError(where + "expected 'name M N K [lda ldb ldc] [layout=..] [batch=N] [bias]'");
     for (size_t i = 1; i < f.size(); ++i)
       if (const std::string problem = integer_problem(f[i], i < 4 ? 0 : 1, kInt64Max); !problem.empty())
         throw UsageError(where + problem);
@@ -463,25 +479,32 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   Options& o = res.options;
   CLI::App app{"sgemm_bench: the SGEMM Ladder, each rung timed against cuBLAS and verified against FP64",
                "sgemm_bench"};
-  app.allow_extras();  // unknown arguments are refused below, --benchmark_* ones with the list of those taken
+  app.allow_extras();  // unknown arguments are refused below, each with its own reason
   app.formatter(std::make_shared<HelpFormatter>());
-  app.set_version_flag("--version", version_line);
+  bool version = false;  // a flag of our own rather than CLI11's, so that words after it are refused
+  app.add_flag("--version", version, "print the version and exit");
   std::vector<std::string> kernel_args, size_list, shape_list;
   std::string size_s, m_s, n_s, k_s, lda_s, ldb_s, ldc_s, input_s = input_kind_name(o.input), suite_s;
   // The sweep's lists start as their defaults, so that one parse reads the given or the default.
   std::string ks_s = shown(kDefaultAccuracyKs), exponents_s = shown(kDefaultAccuracyExponents);
   bool list_tests = false;
   const auto size = validator(integer_from(0, kInt64Max));
-  app.add_option("--kernel", kernel_args, "rung ids or slugs, comma-separated or repeated (default: all)")
+  // The lists below take one comma-separated value an occurrence (CLI11 would take every word up
+  // to the next option, so that a stray word became an item); each may be repeated.
+  app.add_option("--kernel", kernel_args,
+                 "rung ids or slugs, comma-separated or repeated; a rung named twice runs once (default: all)")
       ->type_name("LIST")
+      ->allow_extra_args(false)
       ->check(validator(list_of(kernel_problem)));
   CLI::Option* size_opt = app.add_option("--size", size_s, "M = N = K")->type_name("INT")->check(size);
   CLI::Option* sizes_opt = app.add_option("--sizes", size_list, "square sizes, comma-separated (e.g. 1024,2048,4096)")
                                ->type_name("LIST")
+                               ->allow_extra_args(false)
                                ->check(validator([](const std::string& t) { return size_list_problem(t); }));
   CLI::Option* shapes_opt =
       app.add_option("--shapes", shape_list, "MxNxK shapes, comma-separated (e.g. 8192x1024x8192,4096x4096x16384)")
           ->type_name("LIST")
+          ->allow_extra_args(false)
           ->check(validator([](const std::string& t) { return shape_list_problem(t); }));
   CLI::Option* m_opt = app.add_option("--m", m_s, "rows of A and C (with --n and --k)")->type_name("INT")->check(size);
   CLI::Option* n_opt =
@@ -669,8 +692,14 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
     app.parse(argc, argv);
     for (const std::string& extra : app.remaining()) {
       if (extra.rfind("--benchmark_", 0) == 0)
-        throw UsageError("'" + extra + "' is not a Google Benchmark flag sgemm_bench takes (" + kBenchmarkFlags + ")");
-      throw UsageError("unknown option or argument '" + extra + "' (see --help)");
+        throw UsageError("'" + extra + "' is not among the Google Benchmark flags --help lists");
+      if (extra.size() > 1 && extra[0] == '-') throw UsageError("unknown option '" + extra + "' (see --help)");
+      throw UsageError("stray argument '" + extra + "' (options take one value; lists are comma-separated)");
+    }
+    if (version) {
+      res.exit_code = kExitOk;
+      res.output = version_line;
+      return res;
     }
     if (o.list) {
       res.exit_code = kExitOk;
@@ -685,8 +714,11 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
                                        : InputKind::kUniform;
     // An exponent range that would change nothing is refused rather than ignored.
     if (wide_opt->count() && o.input != InputKind::kWide) throw UsageError("--wide-exponent requires --input wide");
+    // A rung named twice (by id or slug, in one list or in several) runs once, where first named.
     for (const std::string& group : kernel_args)
-      for (const std::string& key : split(group, ',')) o.kernels.push_back(find_rung(key)->id);
+      for (const std::string& key : split(group, ','))
+        if (const int id = find_rung(key)->id; std::find(o.kernels.begin(), o.kernels.end(), id) == o.kernels.end())
+          o.kernels.push_back(id);
     if (o.kernels.empty())
       for (const Rung& r : registry()) o.kernels.push_back(r.id);
 
@@ -710,17 +742,16 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
         if (!lda_s.empty()) s.lda = to_int(lda_s);
         if (!ldb_s.empty()) s.ldb = to_int(ldb_s);
         if (!ldc_s.empty()) s.ldc = to_int(ldc_s);
-        s = with_default_ld(s);
-        check_shape(s, o.kernels, o.alpha, o.beta);
-        o.shapes.push_back(s);
+        o.shapes.push_back(with_default_ld(s));
       }
+    for (const Shape& s : o.shapes) check_shape(s, o.kernels, o.alpha, o.beta, o.shapes.size() > 1);
     if (o.accuracy_sweep) {
       o.accuracy_ks = parse_size_list(ks_s);
       for (int64_t e : parse_size_list(exponents_s)) o.accuracy_exponents.push_back(int(e));
     }
     const std::vector<std::string> rows = selected_row_names(o, o.filter);
     if (rows.empty())
-      throw UsageError("--benchmark_filter='" + o.filter + "' matches no row (--benchmark_list_tests lists them)");
+      throw UsageError("--benchmark_filter='" + o.filter + "' matches no row (see --benchmark_list_tests)");
     if (list_tests) {
       res.exit_code = kExitOk;
       for (const std::string& name : rows) res.output += (res.output.empty() ? "" : "\n") + name;
@@ -729,10 +760,6 @@ ParseResult parse_cli(int argc, const char* const* argv, const std::string& vers
   } catch (const CLI::CallForHelp&) {
     res.exit_code = kExitOk;
     res.output = app.help();
-    return res;
-  } catch (const CLI::CallForVersion& e) {
-    res.exit_code = kExitOk;
-    res.output = e.what();
     return res;
   } catch (const CLI::ParseError& e) {
     res.exit_code = kExitUsage;

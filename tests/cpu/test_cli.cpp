@@ -47,7 +47,25 @@ TEST(Cli, DefaultsRunEveryRungAt4096) {
 TEST(Cli, KernelsByIdAndSlugRepeatedOrCommaSeparated) {
   const ParseResult r = parse({"--kernel", "1", "--kernel", "00_cublas,naive"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
-  EXPECT_EQ(r.options.kernels, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(r.options.kernels, (std::vector<int>{1, 0})) << "naive, named again by its slug, runs once";
+}
+
+// A rung named twice, in one list, in two, by its id and by its slug, runs once, where first named.
+TEST(Cli, KernelNamedTwiceRunsOnce) {
+  const sgemm::Rung& first = sgemm::registry().front();
+  const sgemm::Rung& last = sgemm::registry().back();
+  const std::string a = std::to_string(last.id), b = std::to_string(first.id);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", a, "--kernel", a}, {"--kernel", a + "," + a}, {"--kernel", last.slug},
+        {"--kernel", a, "--kernel", last.slug}, {"--kernel", std::string(last.slug) + "," + a + "," + a}}) {
+    const ParseResult r = parse(args);
+    ASSERT_EQ(r.exit_code, -1) << joined(args) << ": " << r.output;
+    EXPECT_EQ(r.options.kernels, std::vector<int>{last.id}) << joined(args);
+  }
+  const ParseResult r = parse({"--kernel", a + "," + b, "--kernel", b + "," + last.slug});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.kernels, (std::vector<int>{last.id, first.id}));
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--kernel " + a + "," + b + " "), std::string::npos);
 }
 
 TEST(Cli, WorkloadSuite) {
@@ -243,6 +261,29 @@ TEST(Cli, HelpFitsInOneHundredColumnsAndTypesNumbers) {
   }
 }
 
+// The unknown-kernel error: one short line whose ids come from the registry; the slugs and
+// lessons are --list's.
+TEST(Cli, UnknownKernelIsOneShortLine) {
+  const std::string unknown = unknown_kernel_id();
+  const ParseResult r = parse({"--kernel", unknown});
+  ASSERT_EQ(r.exit_code, kExitUsage);
+  EXPECT_LE(r.output.size(), 100u) << r.output;
+  EXPECT_EQ(r.output.find('\n'), std::string::npos) << r.output;
+  const std::string head = "unknown kernel '" + unknown + "' (ids ", tail = ", or slugs: see --list)";
+  const size_t from = r.output.find(head), to = r.output.find(tail);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && to > from) << r.output;
+  // The ids, alone or in ranges ("0-5, 7"), are the registry's.
+  std::set<int> named, ids;
+  std::istringstream items(r.output.substr(from + head.size(), to - from - head.size()));
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t dash = item.find('-');
+    const int first = std::stoi(item), last = dash == std::string::npos ? first : std::stoi(item.substr(dash + 1));
+    for (int id = first; id <= last; ++id) named.insert(id);
+  }
+  for (const sgemm::Rung& rung : sgemm::registry()) ids.insert(rung.id);
+  EXPECT_EQ(named, ids) << r.output;
+}
+
 // --batch: 1 to 65535 products a call, as a suite line's batch= takes.
 TEST(Cli, BatchIsBounded) {
   const ParseResult most = parse({"--batch", "65535", "--size", "1"});
@@ -269,6 +310,19 @@ TEST(Cli, LeadingDimensionZeroIsRefusedForEveryOperand) {
   std::ofstream(path) << "zero 8 8 8 0 8 8\n";
   expect_usage_error({"--suite", path.string()}, ":1: 0 is below 1");
   std::filesystem::remove(path);
+}
+
+// Words after a flag, after an option's one value, or anywhere on their own are refused.
+TEST(Cli, ExtraWordsAreRefused) {
+  const std::string id = std::to_string(sgemm::registry().front().id);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version", "extra"}, {"extra", "--version"}, {"--list", "extra"},
+        {"--bias", "extra"}, {"--kernel", id, "extra"}, {"--sizes", "64", "extra"}, {"--shapes", "8x8x8", "extra"},
+        {"--benchmark_list_tests", "extra"}, {"extra"}})
+    expect_usage_error(args, "stray argument 'extra'");
+  const ParseResult version = parse({"--version"});
+  EXPECT_EQ(version.exit_code, kExitOk);
+  EXPECT_EQ(version.output, "sgemm_bench");
 }
 
 // A suite that is there but is no file of shapes says what it is instead.
@@ -379,9 +433,16 @@ TEST(Cli, ResultsPathCheckLeavesNoFileBehind) {
   expect_usage_error({"--benchmark_out=/nonexistent-dir/r.json"}, "cannot write '/nonexistent-dir/r.json'");
 }
 
-// Every bad input: exit 2, one line, before any GPU work (parse_cli touches none).
+// Every bad input: exit 2, one line, before any GPU work (parse_cli touches none), in 100 columns
+// but for what it quotes of a long argument.
 TEST(Cli, BadInputs) {
-  for (const BadInput& bad : bad_inputs()) expect_usage_error(bad.args, bad.message);
+  for (const BadInput& bad : bad_inputs()) {
+    expect_usage_error(bad.args, bad.message);
+    std::string own = parse(bad.args).output;
+    for (const std::string& arg : bad.args)
+      for (size_t at; arg.size() > 10 && (at = own.find(arg)) != std::string::npos;) own.erase(at, arg.size());
+    EXPECT_LE(own.size(), 100u) << joined(bad.args) << ": " << parse(bad.args).output;
+  }
 }
 
 TEST(Cli, MisalignedLeadingDimensionNamesTheOperand) {

@@ -123,6 +123,28 @@ TEST(BenchProgram, HelpWinsAndHelpAndListFitInOneHundredColumns) {
   EXPECT_EQ(rows, sgemm::registry().size()) << list.out;
 }
 
+// A rung named twice (twice by id, by id and by slug) has its rows once.
+TEST(BenchProgram, KernelNamedTwiceRunsOnce) {
+  const sgemm::Rung& rung = sgemm::registry().back();
+  const std::string id = std::to_string(rung.id);
+  const std::vector<std::string> rows = {"--size", "256", "--benchmark_list_tests"};
+  auto with = [&](std::vector<std::string> kernels) {
+    kernels.insert(kernels.end(), rows.begin(), rows.end());
+    return run(SGEMM_BENCH_PATH, kernels);
+  };
+  const Outcome once = with({"--kernel", id});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  const std::vector<std::string> names = lines_of(once.out);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "each row once: " << once.out;
+  EXPECT_NE(once.out.find(std::string("rung") + rung.slug + "/"), std::string::npos) << once.out;
+  for (const std::vector<std::string>& twice : {std::vector<std::string>{"--kernel", id, "--kernel", id},
+                                                {"--kernel", id + "," + id}, {"--kernel", id, "--kernel", rung.slug}}) {
+    const Outcome o = with(twice);
+    EXPECT_EQ(o.exit_code, 0) << joined(twice) << ": " << o.err;
+    EXPECT_EQ(o.out, once.out) << joined(twice);
+  }
+}
+
 TEST(BenchProgram, VersionNamesVersionAndCommit) {
   const Outcome o = run(SGEMM_BENCH_PATH, {"--version"});
   EXPECT_EQ(o.exit_code, 0);
