@@ -109,9 +109,7 @@ int main(int argc, char** argv) {
 #ifdef SGEMM_LADDER_FAULT_LAB
     return sgemm::fault_lab::run(o);
 #else
-    std::fprintf(stderr,
-                 "sgemm_bench: error: --inject-fault needs a fault-lab build "
-                 "(cmake --preset debug, or -DSGEMM_LADDER_FAULT_LAB=ON)\n");
+    std::fprintf(stderr, "sgemm_bench: error: --inject-fault needs a fault-lab build (-DSGEMM_LADDER_FAULT_LAB=ON)\n");
     return kExitUsage;
 #endif
   }

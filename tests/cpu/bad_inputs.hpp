@@ -1,8 +1,9 @@
 // Command lines sgemm_bench must refuse (exit 2, one line on stderr, before any GPU work), each
 // with a piece of its message. test_cli.cpp checks all of them through parse_cli,
-// test_programs.cpp the issue's list through the real program.
+// test_programs.cpp the issues' lists through the real program.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ inline const std::vector<BadInput>& issue_bad_inputs() {
       {{"--beta", "-1e39"}, "not finite in FP32"},
       {{"--accuracy-sweep", "--accuracy-ks", "0"}, "--accuracy-ks: 0 is below 1"},
       {{"--repeat", "0"}, "--repeat: 0 is below 1"},
-      {{"--benchmark_bogus=1"}, "'--benchmark_bogus=1' is not a Google Benchmark flag sgemm_bench takes"},
+      {{"--benchmark_bogus=1"}, "'--benchmark_bogus=1' is not among the Google Benchmark flags --help lists"},
       {{"--json", "/"}, "--json: '/' is a directory"},
       {{"--json", "/nonexistent-dir/results.json"}, "cannot write '/nonexistent-dir/results.json'"},
       {{"--size", "9223372036854775807"}, "overflows 64 bits"},
@@ -39,11 +40,38 @@ inline const std::vector<BadInput>& issue_bad_inputs() {
   return cases;
 }
 
-// All of them: the issue's, then other sizes, leading dimensions, kernels, options and Google
+// The command line's rough edges of issue 63, tried as a new user would: a leading dimension of 0
+// (refused like any other below a row's length, not taken for "dense"), a batch past one launch,
+// words after a flag, a suite that is no file of shapes, an unknown kernel (a short line).
+inline const std::vector<BadInput>& rough_edge_bad_inputs() {
+  static const std::vector<BadInput> cases = {
+      {{"--lda", "0"}, "--lda: 0 is below 1 (leave it out for dense rows)"},
+      {{"--ldb", "0"}, "--ldb: 0 is below 1 (leave it out for dense rows)"},
+      {{"--ldc", "0"}, "--ldc: 0 is below 1 (leave it out for dense rows)"},
+      {{"--size", "64", "--ldc", "-1"}, "--ldc: -1 is below 1"},
+      {{"--batch", "3000000000"}, "--batch: 3000000000 is above 65535 (CUDA's grid z"},
+      {{"--batch", "65536", "--size", "1"}, "--batch: 65536 is above 65535"},
+      {{"--version", "extra"}, "stray argument 'extra' (options take one value; lists are comma-separated)"},
+      {{"--list", "extra"}, "stray argument 'extra'"},
+      {{"--no-check", "extra"}, "stray argument 'extra'"},
+      {{"--sizes", "256", "512"}, "stray argument '512'"},
+      {{"--kernel", std::to_string(sgemm::registry().front().id), "extra"}, "stray argument 'extra'"},
+      {{"--size", "64", "stray"}, "stray argument 'stray'"},
+      {{"--suite", "/dev/null"}, "--suite '/dev/null': a character device, not a file of shapes"},
+      {{"--suite", "/"}, "--suite '/': a directory, not a file of shapes"},
+      {{"--suite", "/nonexistent-dir/suite.txt"}, "--suite '/nonexistent-dir/suite.txt': no such file"},
+      {{"--suite", "no_such_suite"}, "--suite 'no_such_suite': no such file, and no suite bench/no_such_suite.txt"},
+      {{"--kernel", "nonsense"}, "--kernel: unknown kernel 'nonsense' (ids "},
+  };
+  return cases;
+}
+
+// All of them: the issues', then other sizes, leading dimensions, kernels, options and Google
 // Benchmark flags.
 inline const std::vector<BadInput>& bad_inputs() {
   static const std::vector<BadInput> cases = [] {
     std::vector<BadInput> all = issue_bad_inputs();
+    all.insert(all.end(), rough_edge_bad_inputs().begin(), rough_edge_bad_inputs().end());
     const std::vector<BadInput> more = {
         {{"--size", "abc"}, "not a number"},
         {{"--size", "12x"}, "not a number"},
@@ -56,11 +84,11 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--size", "100", "--ldc", "1"}, "ldc=1"},
         {{"--m", "4611686018427387904", "--n", "4", "--k", "4"}, "overflows"},
         {{"--m", "4", "--n", "4611686018427387904", "--k", "4"}, "overflows"},
-        {{"--kernel", "999"}, "unknown kernel '999'; valid kernels: 0 (00_cublas)"},
+        {{"--kernel", "999"}, "--kernel: unknown kernel '999' (ids "},
         {{"--kernel", "nonsense"}, "unknown kernel 'nonsense'"},
         {{"--kernel", "1,,2"}, "empty item"},
-        {{"--bogus"}, "unknown option"},
-        {{"stray"}, "unknown option or argument 'stray'"},
+        {{"--bogus"}, "unknown option '--bogus' (see --help)"},
+        {{"stray"}, "stray argument 'stray'"},
         {{"--input", "zeros"}, "--input"},
         {{"--repeat", "-1"}, "--repeat"},
         {{"--min-time", "0"}, "--min-time"},
@@ -84,7 +112,7 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--bias=maybe"}, "--bias"},
         {{"--layout", "tn", "--size", "100", "--lda", "50"}, "lda=50 is smaller than max(1, M=100) for transa='T'"},
         {{"--layout", "nt", "--size", "100", "--ldb", "99"}, "ldb=99 is smaller than max(1, K=100) for transb='T'"},
-        {{"--batch", "1000000000", "--size", "100000"}, "A's batch span"},
+        {{"--batch", "65535", "--size", "8388608"}, "A's batch span"},
         // The wide distribution: E in 0..126, only with --input wide; the sweep's list likewise.
         {{"--input", "wide", "--wide-exponent", "127"}, "--wide-exponent: 127 is above 126"},
         {{"--input", "wide", "--wide-exponent", "-1"}, "--wide-exponent: -1 is negative"},
@@ -104,15 +132,22 @@ inline const std::vector<BadInput>& bad_inputs() {
         {{"--benchmark_min_time=0"}, "must be > 0 seconds"},
         {{"--min-time", "1", "--benchmark_min_time=1"}, "excludes"},
         {{"--repetitions", "2", "--benchmark_repetitions=3"}, "excludes"},
-        {{"--benchmark_filter=("}, "not a valid regular expression"},
+        {{"--benchmark_filter=("}, "'(' is not a POSIX extended regular expression"},
         {{"--benchmark_filter=no_such_row"}, "matches no row"},
         {{"--benchmark_counters_tabular=maybe"}, "--benchmark_counters_tabular"},
-        {{"--benchmark_enable_random_interleaving=true"}, "not a Google Benchmark flag sgemm_bench takes"},
+        {{"--benchmark_enable_random_interleaving=true"}, "not among the Google Benchmark flags --help lists"},
     };
     all.insert(all.end(), more.begin(), more.end());
     return all;
   }();
   return cases;
+}
+
+// An id no rung has: one past the registry's largest.
+inline std::string unknown_kernel_id() {
+  int most = 0;
+  for (const sgemm::Rung& r : sgemm::registry()) most = std::max(most, r.id);
+  return std::to_string(most + 1);
 }
 
 // parse_cli on sgemm_bench's arguments (the program name is added).

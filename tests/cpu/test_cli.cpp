@@ -1,4 +1,6 @@
 // sgemm_bench's command line: valid forms and every bad input of DESIGN.md's Errors.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -45,7 +47,25 @@ TEST(Cli, DefaultsRunEveryRungAt4096) {
 TEST(Cli, KernelsByIdAndSlugRepeatedOrCommaSeparated) {
   const ParseResult r = parse({"--kernel", "1", "--kernel", "00_cublas,naive"});
   ASSERT_EQ(r.exit_code, -1) << r.output;
-  EXPECT_EQ(r.options.kernels, (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(r.options.kernels, (std::vector<int>{1, 0})) << "naive, named again by its slug, runs once";
+}
+
+// A rung named twice, in one list, in two, by its id and by its slug, runs once, where first named.
+TEST(Cli, KernelNamedTwiceRunsOnce) {
+  const sgemm::Rung& first = sgemm::registry().front();
+  const sgemm::Rung& last = sgemm::registry().back();
+  const std::string a = std::to_string(last.id), b = std::to_string(first.id);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", a, "--kernel", a}, {"--kernel", a + "," + a}, {"--kernel", last.slug},
+        {"--kernel", a, "--kernel", last.slug}, {"--kernel", std::string(last.slug) + "," + a + "," + a}}) {
+    const ParseResult r = parse(args);
+    ASSERT_EQ(r.exit_code, -1) << joined(args) << ": " << r.output;
+    EXPECT_EQ(r.options.kernels, std::vector<int>{last.id}) << joined(args);
+  }
+  const ParseResult r = parse({"--kernel", a + "," + b, "--kernel", b + "," + last.slug});
+  ASSERT_EQ(r.exit_code, -1) << r.output;
+  EXPECT_EQ(r.options.kernels, (std::vector<int>{last.id, first.id}));
+  EXPECT_NE(reproduce_command(r.options, "sgemm_bench").find("--kernel " + a + "," + b + " "), std::string::npos);
 }
 
 TEST(Cli, WorkloadSuite) {
@@ -178,18 +198,145 @@ TEST(Cli, ListPrintsEveryRung) {
     const std::string tile = rung.tile();
     std::istringstream text(std::string(rung.slug) + " " + tile + " " + rung.lesson);
     for (std::string w; text >> w;) EXPECT_TRUE(words.count(w)) << rung.slug << ": '" << w << "' is missing";
-    if (tile.find(' ') == std::string::npos)
+    if (tile.find(' ') == std::string::npos) {
       EXPECT_NE(r.output.find(" " + tile + "  "), std::string::npos) << "tile must not run into the lesson";
+    }
   }
-  // No line wider than 120 characters; rows that start with an id carry the id, slug and tile.
+  // No line wider than 100 characters; one row that starts with an id for every rung.
   std::istringstream lines(r.output);
-  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 100u) << line;
+    rows += !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]));
+  }
+  EXPECT_EQ(rows, sgemm::registry().size());
 }
 
 TEST(Cli, HelpExitsZero) {
   const ParseResult r = parse({"--help"});
   EXPECT_EQ(r.exit_code, kExitOk);
   EXPECT_NE(r.output.find("--kernel"), std::string::npos);
+}
+
+// --help wins over any other argument: a bad value, an unknown option, a stray word, --version.
+TEST(Cli, HelpWinsOverAnyOtherArgument) {
+  const std::string help = parse({"--help"}).output;
+  const std::string unknown = unknown_kernel_id();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", unknown, "--help"}, {"--help", "--kernel", unknown}, {"--lda", "0", "-h"},
+        {"--version", "--help"}, {"--help", "extra"}, {"--bogus", "--help"}, {"--benchmark_bogus=1", "--help"},
+        {"--size", "100", "--lda", "50", "--help"}, {"--suite", "/dev/null", "--help"}}) {
+    const ParseResult r = parse(args);
+    EXPECT_EQ(r.exit_code, kExitOk) << joined(args) << ": " << r.output;
+    EXPECT_EQ(r.output, help) << joined(args);
+  }
+}
+
+// Every line of --help fits in 100 columns, and every option that takes a number says so.
+TEST(Cli, HelpFitsInOneHundredColumnsAndTypesNumbers) {
+  const std::string help = parse({"--help"}).output;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  const std::map<std::string, std::string> types = {
+      {"--size", "INT"},          {"--m", "INT"},         {"--n", "INT"},           {"--k", "INT"},
+      {"--lda", "INT"},           {"--ldb", "INT"},       {"--ldc", "INT"},         {"--batch", "INT"},
+      {"--wide-exponent", "INT"}, {"--seed", "UINT"},     {"--warmup", "INT"},      {"--repeat", "INT"},
+      {"--rounds", "INT"},        {"--repetitions", "INT"}, {"--gemmul8", "INT"},   {"--moduli", "INT"},
+      {"--accuracy-mn", "INT"},   {"--benchmark_repetitions", "INT"},               {"--alpha", "FLOAT"},
+      {"--beta", "FLOAT"},        {"--min-time", "FLOAT"}, {"--hot-time", "FLOAT"}, {"--clock-threshold", "FLOAT"},
+      {"--energy", "FLOAT"},      {"--soak", "FLOAT"},    {"--benchmark_min_time", "FLOAT"},
+      {"--kernel", "LIST"},       {"--sizes", "LIST"},    {"--shapes", "LIST"},     {"--accuracy-ks", "LIST"},
+      {"--accuracy-exponents", "LIST"}, {"--layout", "LIST"}};
+  for (const auto& [option, type] : types)
+    EXPECT_NE(help.find("\n  " + option + " " + type + " "), std::string::npos) << option << " " << type << "\n" << help;
+  // Each leading dimension documents the same rule: at least a row's length; left out, dense rows.
+  for (const char* ld : {"--lda INT", "--ldb INT", "--ldc INT"}) {
+    const size_t at = help.find(ld);
+    ASSERT_NE(at, std::string::npos) << ld;
+    std::istringstream words(help.substr(at, help.find("\n  -", at) - at));
+    std::string entry;  // its words, unwrapped
+    for (std::string w; words >> w;) entry += w + " ";
+    EXPECT_NE(entry.find("at least its row length"), std::string::npos) << entry;
+    EXPECT_NE(entry.find("dense rows"), std::string::npos) << entry;
+  }
+}
+
+// The unknown-kernel error: one short line whose ids come from the registry; the slugs and
+// lessons are --list's.
+TEST(Cli, UnknownKernelIsOneShortLine) {
+  const std::string unknown = unknown_kernel_id();
+  const ParseResult r = parse({"--kernel", unknown});
+  ASSERT_EQ(r.exit_code, kExitUsage);
+  EXPECT_LE(r.output.size(), 100u) << r.output;
+  EXPECT_EQ(r.output.find('\n'), std::string::npos) << r.output;
+  const std::string head = "unknown kernel '" + unknown + "' (ids ", tail = ", or slugs: see --list)";
+  const size_t from = r.output.find(head), to = r.output.find(tail);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && to > from) << r.output;
+  // The ids, alone or in ranges ("0-5, 7"), are the registry's.
+  std::set<int> named, ids;
+  std::istringstream items(r.output.substr(from + head.size(), to - from - head.size()));
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t dash = item.find('-');
+    const int first = std::stoi(item), last = dash == std::string::npos ? first : std::stoi(item.substr(dash + 1));
+    for (int id = first; id <= last; ++id) named.insert(id);
+  }
+  for (const sgemm::Rung& rung : sgemm::registry()) ids.insert(rung.id);
+  EXPECT_EQ(named, ids) << r.output;
+}
+
+// --batch: 1 to 65535 products a call, as a suite line's batch= takes.
+TEST(Cli, BatchIsBounded) {
+  const ParseResult most = parse({"--batch", "65535", "--size", "1"});
+  ASSERT_EQ(most.exit_code, -1) << most.output;
+  EXPECT_EQ(most.options.shapes.at(0).batch, 65535);
+  expect_usage_error({"--batch", "65536"}, "--batch: 65536 is above 65535");
+  expect_usage_error({"--batch", "9223372036854775808"}, "--batch: 9223372036854775808 is out of range");
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_batch.txt";
+  std::ofstream(path) << "big 8 8 8 batch=65536\n";
+  expect_usage_error({"--suite", path.string()}, "batch=1-65535");
+  std::filesystem::remove(path);
+}
+
+// A leading dimension of 0 is refused like any other below a row's length, for each operand and
+// in a suite's lines; dense rows are had by leaving the option out.
+TEST(Cli, LeadingDimensionZeroIsRefusedForEveryOperand) {
+  for (const char* ld : {"--lda", "--ldb", "--ldc"}) {
+    expect_usage_error({"--size", "64", ld, "0"}, std::string(ld) + ": 0 is below 1 (leave it out for dense rows)");
+    const ParseResult dense = parse({"--size", "64", ld, "64"});
+    ASSERT_EQ(dense.exit_code, -1) << dense.output;
+    EXPECT_TRUE(default_ld(dense.options.shapes.at(0))) << ld;
+  }
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "sgemm_cli_suite_ld0.txt";
+  std::ofstream(path) << "zero 8 8 8 0 8 8\n";
+  expect_usage_error({"--suite", path.string()}, ":1: 0 is below 1");
+  std::filesystem::remove(path);
+}
+
+// Words after a flag, after an option's one value, or anywhere on their own are refused.
+TEST(Cli, ExtraWordsAreRefused) {
+  const std::string id = std::to_string(sgemm::registry().front().id);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version", "extra"}, {"extra", "--version"}, {"--list", "extra"},
+        {"--bias", "extra"}, {"--kernel", id, "extra"}, {"--sizes", "64", "extra"}, {"--shapes", "8x8x8", "extra"},
+        {"--benchmark_list_tests", "extra"}, {"extra"}})
+    expect_usage_error(args, "stray argument 'extra'");
+  const ParseResult version = parse({"--version"});
+  EXPECT_EQ(version.exit_code, kExitOk);
+  EXPECT_EQ(version.output, "sgemm_bench");
+}
+
+// A suite that is there but is no file of shapes says what it is instead.
+TEST(Cli, SuiteThatIsNoFileOfShapesSaysWhatItIs) {
+  namespace fs = std::filesystem;
+  expect_usage_error({"--suite", "/dev/null"}, "--suite '/dev/null': a character device, not a file of shapes");
+  expect_usage_error({"--suite", ::testing::TempDir()}, "a directory, not a file of shapes");
+  const fs::path empty = fs::path(::testing::TempDir()) / "sgemm_cli_empty_suite.txt";
+  std::ofstream(empty).close();
+  expect_usage_error({"--suite", empty.string()}, empty.string() + " is empty");
+  std::ofstream(empty) << "# only a comment\n\n";
+  expect_usage_error({"--suite", empty.string()}, empty.string() + " lists no shape, only comments and blank lines");
+  fs::remove(empty);
+  expect_usage_error({"--suite", empty.string()}, empty.string() + "': no such file");
 }
 
 TEST(Cli, GoogleBenchmarkFlagsAreHonouredOrMapped) {
@@ -286,9 +433,16 @@ TEST(Cli, ResultsPathCheckLeavesNoFileBehind) {
   expect_usage_error({"--benchmark_out=/nonexistent-dir/r.json"}, "cannot write '/nonexistent-dir/r.json'");
 }
 
-// Every bad input: exit 2, one line, before any GPU work (parse_cli touches none).
+// Every bad input: exit 2, one line, before any GPU work (parse_cli touches none), in 100 columns
+// but for what it quotes of a long argument.
 TEST(Cli, BadInputs) {
-  for (const BadInput& bad : bad_inputs()) expect_usage_error(bad.args, bad.message);
+  for (const BadInput& bad : bad_inputs()) {
+    expect_usage_error(bad.args, bad.message);
+    std::string own = parse(bad.args).output;
+    for (const std::string& arg : bad.args)
+      for (size_t at; arg.size() > 10 && (at = own.find(arg)) != std::string::npos;) own.erase(at, arg.size());
+    EXPECT_LE(own.size(), 100u) << joined(bad.args) << ": " << parse(bad.args).output;
+  }
 }
 
 TEST(Cli, MisalignedLeadingDimensionNamesTheOperand) {

@@ -5,16 +5,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "bad_inputs.hpp"
+#include "sgemm_ladder.hpp"
 
 namespace {
 
@@ -52,6 +57,19 @@ Outcome run(const std::string& program, const std::vector<std::string>& args) {
   return o;
 }
 
+// The lines of a program's output, and the widest of them.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+size_t widest(const std::string& text) {
+  size_t w = 0;
+  for (const std::string& line : lines_of(text)) w = std::max(w, line.size());
+  return w;
+}
+
 }  // namespace
 
 #ifdef SGEMM_BENCH_PATH
@@ -65,6 +83,65 @@ TEST(BenchProgram, EveryBadInputOfTheIssueExitsTwoWithOneLineBeforeAnyGpuWork) {
     EXPECT_EQ(o.err.rfind("sgemm_bench: error: ", 0), 0u) << o.err;
     EXPECT_NE(o.err.find(bad.message), std::string::npos) << o.err;
     EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+  }
+}
+
+// Issue 63's rough edges, through the real program: exit 2, one line of at most 100 columns on
+// stderr, nothing on stdout.
+TEST(BenchProgram, RoughEdgesOfTheCommandLineExitTwoWithOneShortLine) {
+  for (const BadInput& bad : rough_edge_bad_inputs()) {
+    SCOPED_TRACE(joined(bad.args));
+    const Outcome o = run(SGEMM_BENCH_PATH, bad.args);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(o.out, "");
+    EXPECT_NE(o.err.find(bad.message), std::string::npos) << o.err;
+    EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
+    EXPECT_LE(widest(o.err), 100u) << o.err;
+  }
+}
+
+// --help wins over a bad argument (exit 0, the same help on stdout, nothing on stderr); --help
+// and --list fit in 100 columns, --list with one row a rung.
+TEST(BenchProgram, HelpWinsAndHelpAndListFitInOneHundredColumns) {
+  const Outcome help = run(SGEMM_BENCH_PATH, {"--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_LE(widest(help.out), 100u) << help.out;
+  EXPECT_GT(lines_of(help.out).size(), 40u) << help.out;
+  const std::string unknown = unknown_kernel_id();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--kernel", unknown, "--help"},
+                                               {"--version", "extra", "--help"}, {"--lda", "0", "-h"}}) {
+    const Outcome o = run(SGEMM_BENCH_PATH, args);
+    EXPECT_EQ(o.exit_code, 0) << joined(args) << ": " << o.err;
+    EXPECT_EQ(o.out, help.out) << joined(args);
+    EXPECT_EQ(o.err, "") << joined(args);
+  }
+  const Outcome list = run(SGEMM_BENCH_PATH, {"--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_LE(widest(list.out), 100u) << list.out;
+  size_t rows = 0;
+  for (const std::string& line : lines_of(list.out)) rows += !line.empty() && std::isdigit((unsigned char)line[0]);
+  EXPECT_EQ(rows, sgemm::registry().size()) << list.out;
+}
+
+// A rung named twice (twice by id, by id and by slug) has its rows once.
+TEST(BenchProgram, KernelNamedTwiceRunsOnce) {
+  const sgemm::Rung& rung = sgemm::registry().back();
+  const std::string id = std::to_string(rung.id);
+  const std::vector<std::string> rows = {"--size", "256", "--benchmark_list_tests"};
+  auto with = [&](std::vector<std::string> kernels) {
+    kernels.insert(kernels.end(), rows.begin(), rows.end());
+    return run(SGEMM_BENCH_PATH, kernels);
+  };
+  const Outcome once = with({"--kernel", id});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  const std::vector<std::string> names = lines_of(once.out);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "each row once: " << once.out;
+  EXPECT_NE(once.out.find(std::string("rung") + rung.slug + "/"), std::string::npos) << once.out;
+  for (const std::vector<std::string>& twice : {std::vector<std::string>{"--kernel", id, "--kernel", id},
+                                                {"--kernel", id + "," + id}, {"--kernel", id, "--kernel", rung.slug}}) {
+    const Outcome o = with(twice);
+    EXPECT_EQ(o.exit_code, 0) << joined(twice) << ": " << o.err;
+    EXPECT_EQ(o.out, once.out) << joined(twice);
   }
 }
 
