@@ -109,12 +109,14 @@ TEST(Dispatch, SplitKAndRepackApplyWhereTheyShould) {
   EXPECT_FALSE(rung30::model_terms(candidate("repack"), shape(1024, 1024, 1000)).runs);
 }
 
-// What the model counts: tiles that check bounds (past M, or all with a K tail; split-K's last
-// split alone has the tail), and the GEMV's FLOPs over the rows its kernel computes.
+// What the model counts: tiles that check bounds (past M, or all with a K tail: in its last slab, or
+// every slab for the capstone's tile; split-K's last split alone has the tail), and the GEMV's FLOPs over the rows its kernel computes.
 TEST(Dispatch, TermsCountEdgeTilesAndTheGemvsRows) {
   EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("few_rows"), shape(16, 4096, 4096)).guarded, 1.0);
   EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("few_rows"), shape(32, 4096, 4096)).guarded, 0.0);
-  EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("capstone"), shape(4096, 4096, 4095)).guarded, 1.0 / 128);  // its last slab
+  // A K tail: the tiles with registers to spare check its last slab, the capstone's every slab.
+  EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("few_cols"), shape(4096, 4096, 4095)).guarded, 1.0 / 128);
+  EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("capstone"), shape(4096, 4096, 4095)).guarded, 1.0);
   EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("split_k_rows"), shape(32, 4096, 4095)).guarded, 0.0);
   EXPECT_DOUBLE_EQ(rung30::model_terms(candidate("split_k_rows"), shape(24, 4096, 4096)).guarded, 1.0);
   const rung30::Terms g = rung30::model_terms(candidate("gemv"), shape(12, 4096, 1000));
