@@ -712,6 +712,10 @@ def current(lib: Path | None = None) -> Fingerprints:
     if not lib.is_file():
         raise FingerprintError(f"no library at {lib}")
     real = lib.resolve()
+    build_type = cmake_cache(build_dir_of(real)).get("CMAKE_BUILD_TYPE")
+    if build_type is not None and build_type != "Release":
+        raise FingerprintError(f"{lib} is not a release build (CMAKE_BUILD_TYPE {build_type or 'empty'}): "
+                               "fingerprints describe the release preset's code (cmake --preset release)")
     cache = real.with_name(real.name + CACHE_SUFFIX)
     key = library_key(real)
     try:
@@ -724,8 +728,10 @@ def current(lib: Path | None = None) -> Fingerprints:
     if fp.toolchain.get("build_type") != "Release":
         raise FingerprintError(f"{lib} is not a release build (CMAKE_BUILD_TYPE {fp.toolchain.get('build_type')}): "
                                "fingerprints describe the release preset's code (cmake --preset release)")
-    try:
-        cache.write_text(json.dumps({"key": key, **fp.record("")}, indent=1) + "\n", encoding="utf-8")
+    try:  # written whole, then renamed: a reader beside (ctest runs tests in parallel) never sees half of it
+        part = cache.with_name(f"{cache.name}.{os.getpid()}")
+        part.write_text(json.dumps({"key": key, **fp.record("")}, indent=1) + "\n", encoding="utf-8")
+        os.replace(part, cache)
     except OSError:
         pass  # a read-only build: computed again next time
     return fp

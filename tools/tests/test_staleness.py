@@ -384,3 +384,27 @@ def test_nv_info_records_lose_their_symbol_indices_only():
 ])
 def test_the_width_of_a_constant_load(insn, width):
     assert fingerprint.load_width(insn) == width
+
+
+def test_run_measures_with_the_files_command_and_merges(tmp_path):
+    """--run end to end, with a stand-in for sgemm_bench that writes rows for the rungs it is given."""
+    path = sweep(tmp_path / "x100.json")
+    fake = tmp_path / "sgemm_bench"
+    fake.write_text(f"""#!{shutil.which('python3')}
+import json, sys
+args = sys.argv[1:]
+out, kernels = args[args.index("--json") + 1], args[args.index("--kernel") + 1].split(",")
+assert "--sizes" in args and args[args.index("--sizes") + 1] == "4096", args  # the file's own options
+rows = []
+for k in kernels:
+    name = "rung%02d_x/4096x4096x4096/iterations:1/manual_time" % int(k)
+    rows.append({{"name": name, "run_name": name, "rung": int(k), "M": 4096, "N": 4096, "K": 4096, "GFLOPS": 1.0}})
+ctx = {{"gpu_name": "NVIDIA X100", "sgemm_ladder_git": "cccc3333", "sgemm_ladder_commit": "cccc3333" * 5,
+        "sgemm_ladder_clean": "true", "sgemm_ladder_commit_from": "stamp", "command": " ".join(["sgemm_bench"] + args)}}
+json.dump({{"context": ctx, "benchmarks": rows}}, open(out, "w"))
+""")
+    fake.chmod(0o755)
+    assert refresh_results.main([str(path), "--rungs", "17", "--run", "--bench", str(fake)]) == 0
+    doc = json.loads(path.read_text())
+    assert [(b["rung"], b.get("sgemm_ladder_git")) for b in doc["benchmarks"]] == [(0, None), (16, None), (17, "cccc3333")]
+    assert doc["merged"][0]["commit"] == "cccc3333" and doc["merged"][0]["rungs"] == [17]
