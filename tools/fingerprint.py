@@ -2,64 +2,78 @@
 """The code a figure measured, as fingerprints per rung, and which committed figures are stale.
 
 A figure belongs to the code that measured it (docs/design.md, "Measuring"): it is stale when that
-code changed after the commit that measured it. This tool says what "that code" is for each rung,
-as three sha256 fingerprints (16 hex digits each) computed from a BUILT library
-(build/release/kernels/libsgemm_ladder.so, release preset), and records them in results files.
+code changed after the commit that measured it. This tool says what "that code" is, as sha256
+fingerprints (16 hex digits each) computed from a BUILT library (build/release/kernels/
+libsgemm_ladder.so, release preset), and records them in results files. Per rung:
 
   sass  the rung's kernels for sm_90 (sm_90 and sm_90a: the GPUs measured): every function of the
         rung's translation units (the rung file's unit, as tools/sass_report.py attributes kernels:
         cuobjdump names each cubin after its unit; a dispatch rung's instances of another rung's
         kernels are its own), each as its instruction words as encoded (opcode, operands and the
-        scheduling control bits, which SASS text leaves out; branch targets are relative, so there is
-        no address to normalise), its resources (cuobjdump -res-usage: registers, stack, shared,
+        scheduling control bits, which SASS text leaves out; branch targets are relative, so there
+        is no address to normalise), its resources (cuobjdump -res-usage: registers, stack, shared,
         local, constant banks), its .nv.info attributes (launch bounds, parameter sizes, exit
         offsets; symbol-table indices zeroed) and its shared and parameter sizes, plus the unit's
         constant banks and initialised globals. Debug sections (.debug_line, .nv_debug_line_sass,
-        .nv_debug_ptx_txt: where -lineinfo puts line numbers) are never read, so a comment that moves
-        lines changes nothing. Kernels of the library's shared units (kernels/api, the registry) are
-        added where the rung's host code launches them (their host stub is in its host closure).
+        .nv_debug_ptx_txt: where -lineinfo puts line numbers) are never read, so a comment that
+        moves lines changes nothing. Kernels of the library's shared units (kernels/api, the
+        registry) are added where the rung's host code launches them (their host stub is reached).
   host  the rung's host launch path: the library's functions that are direct members of the rung's
         namespace and not templates (`sgemm::rungNN::launch`, `supports`, `tile`: the registry's
-        entry points, what else registry.cu declares, the rung's helpers) and every function they reach, transitively, by a direct call or
-        jump or by taking its address (so a shared helper of kernels/common that the rung calls, and
-        another rung's code that a dispatch rung runs, are part of it; `sgemm::registry()`, the table
-        of every rung, is not), disassembled (objdump -d) with addresses normalised: a call or jump
-        by the symbol it reaches (within the function: as an offset), a RIP-relative operand by the
-        symbol it reaches, a constant it loads from read-only data by its bytes, a string by its
-        text; padding dropped. Plus the rung's registry row (slug, track, arch, kernel, tile, takes,
-        fp32_accurate) as the package reads it.
-  api   the library's front door, on every rung's measured path: `sgemm::run` (what sgemm_bench
-        times) and what it reaches the same way (argument checks, packing, the general entry's
-        copies and bias pass, update_c), with the kernels of the shared units that it launches.
-        Shared host code is thus part of every figure's fingerprint where a measurement runs it (a
-        rung's own helpers through "host", the front door through "api"), and nowhere else.
+        entry points, what else registry.cu declares, the rung's helpers) and every function they
+        reach, transitively, by a direct call or jump or by taking its address (so a shared helper
+        of kernels/common that the rung calls, and another rung's code that a dispatch rung runs,
+        are part of it; `sgemm::registry()`, the table of every rung, is not), disassembled
+        (objdump -d) with addresses normalised: a call or jump by the symbol it reaches (within the
+        function: as an offset), a RIP-relative operand by the symbol it reaches (a read-only
+        object, such as a rung's model constants, with its bytes), a constant it loads from
+        anonymous read-only data by its bytes, a string by its text; padding dropped. Plus the
+        rung's registry row (slug, track, arch, kernel, tile, takes, fp32_accurate) as the package
+        reads it. Not seen: the contents of an anonymous read-only table reached only by its
+        address (a jump table; a constant array without a symbol), and registry fields the C ABI
+        does not describe (the front door's packing flag).
 
-A figure is stale when any of its rung's three fingerprints at the commit that measured it differs
-from the current build's, or when the file records none for it (measured before this tool, on a
-dirty tree, or not yet stamped). The fingerprints depend on the compilers too (host code is gcc's,
-kernels ptxas's): each record keeps the toolchain it was computed with, and a record of another
-toolchain than the current build's is stale ("fingerprinted with another toolchain"): rebuild the
-recorded commit with this toolchain and stamp again, or measure again.
+And for the front door, which every rung's figures go through (sgemm_bench times `sgemm::run`):
+
+  api      `sgemm::run` and what it reaches the same way (argument checks, the registry lookup but
+           not the table, the choice of path), with the shared units' kernels it launches;
+  packed   `sgemm::run_packed` and what it reaches: unaligned operands copied to aligned rows;
+  general  `sgemm::run_general` and `sgemm::update_c`: layouts, batches, a bias, C = beta C.
+
+A row's figure depends on its rung's sass and host and on api; on packed where a leading dimension
+is not a multiple of four floats, on general where its layout is not NN or it has a batch or a bias
+(the SASS report's figures on sass alone). Shared host code is thus part of a figure's
+fingerprint where that figure's measurement runs it, and nowhere else.
+
+A figure is stale when one of those fingerprints at the commit that measured it differs from the
+current build's, or when the file records none for it (measured before this tool, on a dirty tree,
+or not yet stamped). The fingerprints depend on the compilers too (host code is gcc's, kernels
+ptxas's): each record keeps the toolchain it was computed with, and a record of another toolchain
+than the current build's is stale ("fingerprinted with another toolchain"): rebuild the recorded
+commit with this toolchain and stamp again, or measure again.
 
 Where results files keep them:
   JSON (sgemm_bench's files, the SASS report, the model benchmark, the autotuner's): a top-level
     "fingerprints": {"<commit as the file records it>": {"commit": FULL_SHA, "definition": 1,
                      "toolchain": {"cxx": ..., "cuda": ..., "build_type": ...},
-                     "rungs": {"17": {"sass": HEX16, "host": HEX16, "api": HEX16}, ...}}}
+                     "front": {"api": HEX16, "packed": HEX16, "general": HEX16},
+                     "rungs": {"17": {"sass": HEX16, "host": HEX16}, ...}}}
     keyed by the commit the file's context (or a merged row, tools/refresh_results.py) records;
   CSV (ncu_profile's): per row (one rung each) the columns sgemm_ladder_git, sgemm_ladder_clean
     and fingerprint ("<sass>:<host>:<api>").
 
     python3 tools/fingerprint.py show [RUNG ...]             the current build's fingerprints (JSON)
-    python3 tools/fingerprint.py dump RUNG sass|host|api     the text a fingerprint hashes
+    python3 tools/fingerprint.py dump RUNG sass|host         the text a fingerprint hashes (dump api|packed|general)
     python3 tools/fingerprint.py stamp FILE ...              record the build's fingerprints in results files
     python3 tools/fingerprint.py stale FILE ...              the stale rungs of results files (exit 1: some)
     --lib LIB: another library (default: $SGEMM_LADDER_LIB, else build/release/kernels/libsgemm_ladder.so)
 
-`stamp` refuses unless the commit the file records (or a merged row's) is the commit of the
-library's source tree, or differs from it in no input of the library (kernels/, cmake/,
-CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git). Fingerprints are
-cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and sha256).
+`stamp` records a commit of the file (its context's, or a merged row's) only where it is the commit
+of the library's source tree, or differs from it in no input of the library (kernels/, cmake/,
+CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git); it says which
+commits it left (their rows stay stale) and exits 1 when it could stamp none of a file's.
+Fingerprints are cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and
+sha256, and by this file's own sha256).
 
 Standard library, plus cuobjdump (found as the other tools find it), objdump and c++filt (binutils).
 """
@@ -400,11 +414,14 @@ def read_kernels(lib: Path) -> tuple[list[Kernel], dict[str, str], bytes | None]
     names = re.findall(r"ELF file\s+\d+:\s*(\S+)", listing)
     wanted = [n for n in names if re.fullmatch(r".+\.sm_90a?\.cubin", n)]
     if not wanted:
-        raise FingerprintError(f"{lib} holds no {ARCH} code (built for {', '.join(sorted({n.split('.')[-2] for n in names})) or 'nothing'}): "
-                               "fingerprints describe the sm_90 build (cmake --preset release)")
+        built = ", ".join(sorted({n.split(".")[-2] for n in names})) or "nothing"
+        raise FingerprintError(f"{lib} holds no {ARCH} code (built for {built}): fingerprints describe the sm_90 "
+                               "build (cmake --preset release)")
     if len(set(wanted)) != len(wanted):
-        raise FingerprintError(f"{lib}: two translation units share a name: {sorted(n for n in wanted if wanted.count(n) > 1)}")
-    resources = parse_resources(_run([tool, "-res-usage", "-arch", ARCH, str(lib)], env=env, what="cuobjdump -res-usage"))
+        twice = sorted({n for n in wanted if wanted.count(n) > 1})
+        raise FingerprintError(f"{lib}: two translation units share a name: {twice}")
+    usage = _run([tool, "-res-usage", "-arch", ARCH, str(lib)], env=env, what="cuobjdump -res-usage")
+    resources = parse_resources(usage)
     kernels, unit_data, sample = [], {}, None
     with tempfile.TemporaryDirectory(prefix="fingerprint_") as tmp:
         _run([tool, "-xelf", ARCH, str(Path(lib).resolve())], cwd=Path(tmp), env=env, what="cuobjdump -xelf")
@@ -446,7 +463,8 @@ class Function:
 
 _INSN = re.compile(r"^\s*([0-9a-f]+):\s*(.*?)\s*$")
 _HEAD = re.compile(r"^([0-9a-f]+) <(.*)>:$")
-_DIRECT = re.compile(r"^(?P<op>(?:bnd |notrack )?(?:call|jmp|j[a-z]{1,3}|loop\w*|xbegin)q?)\s+(?P<target>[0-9a-f]+) <[^\n]*>$")
+_DIRECT = re.compile(r"^(?P<op>(?:bnd |notrack )?(?:call|jmp|j[a-z]{1,3}|loop\w*|xbegin)q?)\s+"
+                     r"(?P<target>[0-9a-f]+) <[^\n]*>$")
 _RIP = re.compile(r"-?0x[0-9a-f]+\(%rip\)")
 _COMMENT = re.compile(r"\s+#\s+([0-9a-f]+)(?: <.*>)?$")
 _PADDING = re.compile(r"^(?:(?:cs |ds |data16 )*nop[wlq]?\b.*|xchg\s+%ax,%ax|int3|\(bad\)|\.\.\.)$")
@@ -1041,11 +1059,12 @@ def main(argv=None) -> int:
         rc = 0
         for path in args.files:
             done, refused = stamp_file(path, fp, source)
-            for line in refused:
-                print(f"fingerprint: refused: {line}", file=sys.stderr)
-                rc = 1
+            for line in refused:  # rows of older runs in a merged file: expected, and they stay stale
+                print(f"fingerprint: not stamped: {line}", file=sys.stderr)
             if done:
                 print(f"fingerprint: {path}: stamped {', '.join(done)} with the fingerprints of {lib}")
+            else:
+                rc = 1  # nothing of this file could be stamped
         return rc
     except FingerprintError as e:
         print(f"fingerprint: {e}", file=sys.stderr)

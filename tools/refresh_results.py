@@ -63,7 +63,7 @@ class RefreshError(Exception):
 
 def read(path: Path) -> dict:
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list) or not isinstance(doc.get("context"), dict):
+    if not (isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list) and isinstance(doc.get("context"), dict)):
         raise RefreshError(f"{path}: not sgemm_bench --json output (no context and benchmarks)")
     return doc
 
@@ -116,7 +116,8 @@ def estimate_seconds(doc: dict, rungs: list[int]) -> float:
             continue
         samples = float(row.get("samples") or 0)
         ms = float(row.get("ms") or 0) + float(row.get("cublas_ms") or 0)
-        hot = float(row.get("hot_launches") or 0) * (float(row.get("ms_hot") or 0) + float(row.get("cublas_ms_hot") or 0))
+        hot_ms = float(row.get("ms_hot") or 0) + float(row.get("cublas_ms_hot") or 0)
+        hot = float(row.get("hot_launches") or 0) * hot_ms
         total += (samples * ms + hot * float(row.get("rounds") or 1)) / 1e3 + 0.2  # 0.2 s per row: inputs, checks
     return 2.0 * total
 
@@ -166,9 +167,9 @@ def stale_rungs(path: Path, lib: Path | None) -> tuple[list[int], dict]:
     records = [m for m in fingerprint.measured(path) if m.toolchain is not None]
     other = [m for m in records if m.toolchain != now.toolchain]
     if other:
-        raise RefreshError(f"the file's fingerprints were made with {fingerprint.describe_toolchain(other[0].toolchain)}, "
-                           f"this build with {fingerprint.describe_toolchain(now.toolchain)}: the stale rungs cannot be "
-                           "told here; pass --rungs (the list this tool prints where the fingerprints were made)")
+        made, here = fingerprint.describe_toolchain(other[0].toolchain), fingerprint.describe_toolchain(now.toolchain)
+        raise RefreshError(f"the file's fingerprints were made with {made}, this build with {here}: the stale rungs "
+                           "cannot be told here; pass --rungs (the list this tool prints where they were made)")
     stale = fingerprint.stale(path, now)
     return sorted(stale), stale
 
@@ -181,7 +182,8 @@ def main(argv=None) -> int:
     ap.add_argument("--run", action="store_true", help="run the command and merge its rows into FILE")
     ap.add_argument("--from", dest="from_json", type=Path, metavar="JSON",
                     help="merge the rows of this sgemm_bench --json output instead of running")
-    ap.add_argument("--bench", default=str(common.DEFAULT_BENCH), help="sgemm_bench (default: build/release/bench/sgemm_bench)")
+    ap.add_argument("--bench", default=str(common.DEFAULT_BENCH),
+                    help="sgemm_bench (default: build/release/bench/sgemm_bench)")
     ap.add_argument("--lib", type=Path, help="the library whose fingerprints tell what is stale (default: the package's)")
     ap.add_argument("--keep", type=Path, metavar="JSON", help="also keep the new run's own output here")
     args = ap.parse_args(argv)
