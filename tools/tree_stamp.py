@@ -73,7 +73,7 @@ def tracked_files(root: Path = REPO) -> list[str]:
     out = _git(root, "ls-files", "-z")
     if out is None:
         raise RuntimeError(f"git ls-files failed in {root}")
-    return sorted(p for p in out.split("\0") if p and not excluded(p))
+    return sorted(p for p in out.split("\0") if p and not excluded(p) and p != STAMP)  # a stamp committed by mistake
 
 
 def file_hash(path: Path) -> str:
