@@ -83,6 +83,10 @@ void add_context(const DeviceInfo& dev, const Options& o, sgemm::bench::Session&
   benchmark::AddCustomContext("packing", o.packing);  // the front door's packing of unaligned operands  // "wide20" for --input wide
   benchmark::AddCustomContext("sgemm_ladder_version", SGEMM_LADDER_VERSION);
   benchmark::AddCustomContext("sgemm_ladder_git", SGEMM_LADDER_GIT);
+  // The commit in full and whether the tree was clean (tools/tree_stamp.py, through cmake/GitVersion.cmake).
+  benchmark::AddCustomContext("sgemm_ladder_commit", SGEMM_LADDER_COMMIT);
+  benchmark::AddCustomContext("sgemm_ladder_clean", SGEMM_LADDER_CLEAN);
+  benchmark::AddCustomContext("sgemm_ladder_commit_from", SGEMM_LADDER_COMMIT_FROM);
   benchmark::AddCustomContext("command", command);
   if (o.gemmul8)
     benchmark::AddCustomContext("gemmul8", "GEMMul8 " + sgemm::bench::peers::gemmul8_commit() + ", gemmul8::gemm<float>, INT8, " +

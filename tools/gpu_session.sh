@@ -5,11 +5,14 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch explain test sanitize bench results peer tensor moduli unaligned layouts suite soak
-#          sass ncu gdb fault python model (default: probe build test bench)
-#   TUNE_ARGS (e.g. "--rungs 9"), EXPLAIN (e.g. "oddk_4095_127,1x4096x4096") and SOAK_MINUTES pass options through; on a copy of the tree
-#   without its git history, export SGEMM_LADDER_GIT_DESCRIBE=<commit> so that the results file
-#   records the commit measured.
+#   steps: probe build build-debug tune dispatch explain test sanitize bench results refresh peer tensor moduli unaligned
+#          layouts suite soak sass ncu gdb fault python model (default: probe build test bench)
+#   TUNE_ARGS (e.g. "--rungs 9"), EXPLAIN (e.g. "oddk_4095_127,1x4096x4096") and SOAK_MINUTES pass options through.
+#   refresh: REFRESH_RUNGS (e.g. "16,17") measured again in each of REFRESH_FILES (default "<gpu>.json",
+#   names under bench/results/) with tools/refresh_results.py; the merged files land in OUTDIR.
+#   The commit measured: git in a checkout; on a copy of the tree without its history, the stamp that
+#   `python3 tools/tree_stamp.py write` left at the root before the copy (checked against the files:
+#   a changed file records "unknown-dirty"); SGEMM_LADDER_GIT_DESCRIBE=<commit> overrides both.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: tools/gpu_session.sh OUTDIR [step ...]}
@@ -104,6 +107,11 @@ for step in "${steps[@]}"; do
         python3 -m pytest -q tests/python && SGEMM_LADDER_TORCH_OPS=python python3 -m pytest -q tests/python' ;;
     model)  # the model benchmark (after the python step installed the package): <gpu>_model.json
       run_step model python3 bench/model/model_bench.py --json "$out/${gpu}_model.json" ;;
+    refresh)  # the stale rows of committed files measured again and merged (tools/refresh_results.py)
+      for f in ${REFRESH_FILES:-$gpu.json}; do
+        cp "bench/results/$f" "$out/$f" &&
+          run_step "refresh_${f%.json}" python3 tools/refresh_results.py "$out/$f" --rungs "${REFRESH_RUNGS:?set REFRESH_RUNGS, e.g. 16,17}" --run
+      done ;;
     soak)
       run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;
     fault)

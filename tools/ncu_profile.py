@@ -110,7 +110,11 @@ METRICS: list[tuple[str, str, str]] = [
 DERIVED = ["dram_bytes", "global_ld_sectors_per_request", "global_st_sectors_per_request",
            "smem_wavefronts_per_ffma", "flops", "arithmetic_intensity", "achieved_gflops"]
 ID_COLUMNS = ["rung", "slug", "M", "N", "K", "kernel", "block_size", "grid_size"]
-COLUMNS = ID_COLUMNS + [c for c, _, _ in METRICS] + DERIVED
+# The code measured, per row: the commit of sgemm_bench's source tree and whether it was clean
+# (sgemm_tools_common.provenance; "unknown" for --from-ncu-csv). tools/fingerprint.py stamp adds a
+# "fingerprint" column.
+PROVENANCE = ["sgemm_ladder_git", "sgemm_ladder_clean"]
+COLUMNS = ID_COLUMNS + [c for c, _, _ in METRICS] + DERIVED + PROVENANCE
 
 CUBLAS_FILTER = "gemm|xmma|cutlass"
 NCU_HINT = ("install the CUDA Toolkit (ncu is in its bin/) or Nsight Compute "
@@ -381,6 +385,7 @@ def main(argv=None) -> int:
     chosen = [by_id[args.kernel]] if args.kernel is not None else rungs
     m = n = k = args.size
     rows = []
+    made = common.UNKNOWN_PROVENANCE if args.from_ncu_csv else common.provenance(args.bench)
     if args.from_ncu_csv:
         if not args.from_ncu_csv.is_file():
             raise UsageError(f"--from-ncu-csv {args.from_ncu_csv}: no such file")
@@ -414,6 +419,8 @@ def main(argv=None) -> int:
             rows.append(make_row(r.id, r.slug, m, n, k, pick_launch(launches)))
         if not rows:
             raise ToolError(f"ncu profiled no launch of any rung at {args.size}^3")
+    for row in rows:
+        row.update({key: made[key] for key in PROVENANCE})
     print(format_summary(rows))
     if args.csv:
         write_csv(rows, args.csv)

@@ -29,11 +29,14 @@ tools/cuobjdump.sh uses too).
 
 JSON written by --json:
     {"tool": "sass_report", "lib": PATH, "cuobjdump_version": "13.2.86" | null,
-     "gpu_arch": "sm_90",
+     "gpu_arch": "sm_90", "sgemm_ladder_git": "<12 hex>[-dirty]", "sgemm_ladder_commit": FULL_SHA,
+     "sgemm_ladder_clean": "true" | "false" | "unknown", "sgemm_ladder_commit_from": "git" | "stamp" | ...,
      "rungs": [{"rung": 7, "slug": "07_bank_conflict_free", "function": DEMANGLED_NAME,
                 "registers": INT, "shared_bytes": INT, "local_bytes": INT, "stack_bytes": INT,
                 "counts": {CATEGORY: INT, ...}, "total": INT, "ffma_share": FLOAT}, ...]}
-PATH (the library, or the --sass-file) is relative to the repository root when it is inside the
+The sgemm_ladder_* keys name the commit of the library's source tree and whether it was clean
+(sgemm_tools_common.provenance: git, or the stamp of a copy without its history; "unknown" for a
+--sass-file). PATH (the library, or the --sass-file) is relative to the repository root when it is inside the
 checkout, so that a regenerated committed file holds no machine's path. Every category of
 CATEGORIES is present in "counts" (0 when absent); "NOP" and "FFMA.reuse" (the FFMA source
 operands flagged .reuse, not instructions) are in "counts" but not in "total"; ffma_share =
@@ -426,10 +429,14 @@ def load_report(args, rungs: list) -> dict:
         if not args.sass_file.is_file():
             raise UsageError(f"--sass-file {args.sass_file}: no such file")
         with common.open_text(args.sass_file) as f:
-            return build_report(f, common.repo_path(args.sass_file), None, rungs, args.arch)
+            report = build_report(f, common.repo_path(args.sass_file), None, rungs, args.arch)
+        report.update(common.UNKNOWN_PROVENANCE)  # a saved listing: which code it came from is not known here
+        return report
     lib = common.require_file(args.lib, "library", common.BUILD_HINT)
     lines, version = run_cuobjdump(lib)
-    return build_report(lines, common.repo_path(lib), version, rungs, args.arch)
+    report = build_report(lines, common.repo_path(lib), version, rungs, args.arch)
+    report.update(common.provenance(lib))  # the commit the library was built from, and whether clean
+    return report
 
 
 def main(argv=None) -> int:

@@ -203,6 +203,38 @@ def nvdisasm_missing() -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Which code a result came from
+
+
+def source_tree_of(built: Path | str | None) -> Path:
+    """The source tree a built file (the library, sgemm_bench) was built from: the
+    CMAKE_HOME_DIRECTORY of the CMakeCache.txt above it; this checkout when there is none."""
+    if built is not None:
+        for d in Path(os.path.abspath(built)).parents:
+            cache = d / "CMakeCache.txt"
+            if cache.is_file():
+                for line in cache.read_text(encoding="utf-8", errors="replace").splitlines():
+                    if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                        return Path(line.split("=", 1)[1])
+                break
+    return REPO_ROOT
+
+
+def provenance(built: Path | str | None = None) -> dict[str, str]:
+    """What a results file records about the code that measured it, as sgemm_bench's context names
+    it (sgemm_ladder_git, sgemm_ladder_commit, sgemm_ladder_clean, sgemm_ladder_commit_from): the
+    commit of the source tree `built` came from and whether it was clean (tools/tree_stamp.py: git,
+    else the stamp of a copy without its history)."""
+    import tree_stamp
+
+    return tree_stamp.context(source_tree_of(built))
+
+
+UNKNOWN_PROVENANCE = {"sgemm_ladder_git": "unknown", "sgemm_ladder_commit": "unknown",
+                      "sgemm_ladder_clean": "unknown", "sgemm_ladder_commit_from": "none"}
+
+
+# ----------------------------------------------------------------------------------------------
 # Files and numbers
 
 

@@ -529,17 +529,15 @@ def clocks() -> dict:
     return {k.replace(".", "_"): v.strip() for k, v in zip(fields, text.split(","))}
 
 
-def git_commit() -> Optional[str]:
-    """The commit measured: SGEMM_LADDER_GIT_DESCRIBE where the tree is a copy without its history (as
-    sgemm_bench's build takes it), else git describe."""
-    if os.environ.get("SGEMM_LADDER_GIT_DESCRIBE"):
-        return os.environ["SGEMM_LADDER_GIT_DESCRIBE"]
-    try:
-        out = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty", "--abbrev=7"],
-                             capture_output=True, text=True, timeout=20)
-        return out.stdout.strip() if out.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
+def provenance() -> dict:
+    """The commit measured and whether the tree was clean, as sgemm_bench's context names them
+    (sgemm_ladder_git, sgemm_ladder_commit, sgemm_ladder_clean, sgemm_ladder_commit_from):
+    tools/tree_stamp.py's answer for this checkout (git; on a copy of the tree without its history,
+    the stamp written before the copy; $SGEMM_LADDER_GIT_DESCRIBE overrides both)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import tree_stamp
+
+    return tree_stamp.context(REPO)
 
 
 def peaks(tag: str) -> dict:
@@ -567,7 +565,7 @@ def context_of(torch, s: Settings, config, swapped: int, tag: str) -> dict:
             "global_mem_bytes": props.total_memory, "driver_version": smi("driver_version"),
             "cuda_runtime": torch.version.cuda, "torch_version": torch.__version__,
             "transformers_version": transformers.__version__, "python": platform.python_version(),
-            "sgemm_ladder_version": sgemm_ladder.__version__, "sgemm_ladder_git": git_commit(),
+            "sgemm_ladder_version": sgemm_ladder.__version__, **provenance(),
             "operators": sgemm_ladder.torch_ops.BACKEND, "rung": s.rung, "rung_slug": rung.slug,
             "linears_on_the_ladder": swapped, "tf32": "off (torch.backends.cuda.matmul and cudnn)",
             "model": {"layers": s.layers, "hidden": s.hidden, "intermediate": s.intermediate, "heads": s.heads,

@@ -152,6 +152,7 @@ class Row:
     cublas_gflop_per_joule: float | None = None
     input: str = ""                     # the moduli sweep: "uniform" or "wide<E>" (the row's "input" key)
     ozaki_moduli: int | None = None     # ... on Ozaki rows: the moduli forced (n >= 1), 0 for the rung's plan
+    commit: str = ""  # the commit that measured a row merged from another run (tools/refresh_results.py); "": the file's
 
     @property
     def plain(self) -> bool:
@@ -279,6 +280,12 @@ class Results:
 
     def rungs(self) -> list[int]:
         return sorted({r.rung for r in self.rows})
+
+    def commit_of(self, rung: int) -> str:
+        """The commit that measured `rung`'s rows: a merged row's own (tools/refresh_results.py), else
+        the file's (its context's sgemm_ladder_git; "?" where it records none)."""
+        own = sorted({r.commit for r in self.rows if r.rung == rung and r.commit})
+        return ", ".join(own) if own else self.context.get("sgemm_ladder_git", "?")
 
     def slugs(self) -> dict[int, str]:
         return {r.rung: r.slug for r in self.rows}
@@ -442,7 +449,8 @@ def _timing_row(name: str, m: re.Match, passes: list[dict], aggregates: dict[str
         gemmul8_rel_err=_number(c.get("gemmul8_rel_err")), gemmul8_moduli=_integer(c.get("gemmul8_moduli")),
         watts=_number(c.get("watts")), gflop_per_joule=_number(c.get("gflop_per_joule")),
         cublas_watts=_number(c.get("cublas_watts")), cublas_gflop_per_joule=_number(c.get("cublas_gflop_per_joule")),
-        input=str(first.get("input", "")), ozaki_moduli=_integer(c.get("ozaki_moduli")))
+        input=str(first.get("input", "")), ozaki_moduli=_integer(c.get("ozaki_moduli")),
+        commit=str(first.get("sgemm_ladder_git", "")))
 
 
 def _accuracy_row(m: re.Match, passes: list[dict], aggregates: dict[str, dict]) -> AccuracyRow:
@@ -510,7 +518,8 @@ def load_sass(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None =
 
 
 # Columns of ncu_profile's CSV that are text; every other one is a number.
-NCU_TEXT_COLUMNS = ("slug", "kernel", "block_size", "grid_size")
+NCU_TEXT_COLUMNS = ("slug", "kernel", "block_size", "grid_size", "sgemm_ladder_git", "sgemm_ladder_clean",
+                    "fingerprint")
 
 
 def load_ncu(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> dict[int, dict]:

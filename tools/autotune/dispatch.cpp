@@ -14,6 +14,7 @@
 #include "common/launch.hpp"
 #include "harness/problem.hpp"
 #include "harness/timing.hpp"
+#include "provenance.hpp"
 #include "sgemm_ladder.hpp"
 
 namespace sgemm::autotune {
@@ -371,6 +372,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   if (!h) throw std::runtime_error("cannot write " + header_path);
   std::printf("wrote %s\n", header_path.c_str());
   if (!json_path.empty()) {
+    j.update(provenance());  // the commit measured, and whether the tree was clean
     std::ofstream(json_path) << j.dump(1) << "\n";
     std::printf("wrote %s\n", json_path.c_str());
   }

@@ -46,6 +46,7 @@
 #include "sgemm_ladder.hpp"
 #include "dispatch.hpp"
 #include "nvrtc_compile.hpp"
+#include "provenance.hpp"
 #include "space.hpp"
 #include "tuned/tuned.cuh"
 
@@ -463,7 +464,10 @@ int main(int argc, char** argv) {
       std::printf("\nwrote %s (%.0f s)\n", out.c_str(), seconds);
     }
     if (!json.empty()) {
-      std::ofstream(json) << results_json(dev.name, arch, sizes, confirm_sizes, seconds, all);
+      // The results and the commit that measured them (whether the tree was clean too).
+      nlohmann::json doc = nlohmann::json::parse(results_json(dev.name, arch, sizes, confirm_sizes, seconds, all));
+      doc.update(provenance());
+      std::ofstream(json) << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       std::printf("wrote %s\n", json.c_str());
     }
   } catch (const std::exception& e) {
