@@ -203,7 +203,7 @@ const std::vector<Rung>& registry() {
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
-       "of four tile configurations",
+       "of five tile configurations",
        "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
        false, kTakesAll, &rung30::predicted_ns},
       // The tensor-core track goes on past the dispatch rung's number (30, which sits on top).
