@@ -90,9 +90,9 @@ bool pack_pays(const GemmArgs& a, const PackPlan& p) {
 
 }  // namespace
 
-// K keeps its tail: on 3001 x 2999 x 997 the capstone's kernel took longer on copies with K
-// padded by zeros to whole slabs (A's rows 1024 floats apart) than on copies that keep the tail
-// (rows 1000 apart, the last slab's loads checked); docs/rungs/30_auto.md has the measurement.
+// K keeps its tail: padded by zeros to whole slabs, K can put A's copied rows a power of two of
+// floats apart (997 -> 1024), and the capstone's kernel ran slower on such copies than on copies
+// that keep the tail, the last slab's loads checked (measured: docs/rungs/30_auto.lab.md).
 PackPlan pack_plan(const GemmArgs& a, bool copyC) {
   PackPlan p;
   p.a = !rows_aligned(a.A, a.lda);  // as stored: M x K, or K x M where op(A) = A^T (copied as it lies)

@@ -34,8 +34,8 @@ namespace sgemm::ozaki {
 // spread bits, what the inputs' range asks for beyond uniform inputs (spread_bits()), with the
 // fewest moduli whose product P leaves room for the sum: 2 K 2^(2 beta) < P; where even kMaxModuli
 // cannot, as many bits as they hold. beta never falls below plan(K, 0).beta.
-constexpr double kSchemeError = 0.75;  // 3.53e-7 at 4096^3 with beta = 21; 6.8e-7 at 128x128x16384 with 20
-constexpr double kCublasError = 0.3;   // 1.15e-6 at K = 4096, 1.62e-6 at 8192, 2.29e-6 at 16384
+constexpr double kSchemeError = 0.75;  // the scheme's error over 2^-beta, at any K
+constexpr double kCublasError = 0.3;   // cuBLAS's over 2^-24 sqrt(K) (measured: docs/rungs/25_ozaki_int8.lab.md)
 constexpr double kErrorMargin = 1.5;
 struct Plan {
   int moduli = 0;
@@ -183,9 +183,9 @@ inline Status refuse_capture(cudaStream_t stream, std::string* why) {
 }
 
 // A product whose 128 x 128 output tiles do not fill the SMs once takes every modulus and the most
-// bits they hold, whatever its inputs: FP32 GEMMs split K on so few tiles (cuBLAS does: on uniform
-// inputs its error was 2.97e-7 at 256 x 256 x 4096 and 3.19e-7 at 128 x 128 x 16384, against
-// 1.15e-6 at 4096^3; H200, commit 1b8d04f), and the K loop of so small a grid is a small part of
+// bits they hold, whatever its inputs: FP32 GEMMs split K on so few tiles (cuBLAS does), and each
+// part sums a shorter run of K, so their error is smaller than that of one sum along the whole of K
+// (measured: docs/rungs/25_ozaki_int8.lab.md); and the K loop of so small a grid is a small part of
 // the call.
 constexpr int64_t kNarrowTile = 128;
 inline bool narrow(const GemmArgs& a) {

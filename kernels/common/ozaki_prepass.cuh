@@ -113,7 +113,7 @@ static __global__ void __launch_bounds__(kStatThreads) stats_cols(int64_t K, int
 // (the mean, the statistic before, put them at 9 and 41, one and two bits more than the errors
 // measured in the moduli sweep say they need), normal inputs about 4, which keeps them at the two
 // bits the mean gave: cuBLAS SGEMM's own error is about half as large on them as on uniform ones
-// (5.7e-7 against 1.15e-6 at K = 4096), so they need a bit more than their ratio. Each doubling of the ratio
+// (measured: docs/rungs/25_ozaki_int8.lab.md), so they need a bit more than their ratio. Each doubling of the ratio
 // past kBaseRatio asks for one more bit, up to kMaxSpread; the plan takes as many moduli as those
 // bits need (ozaki::plan), and the rung refuses the inputs only where eight moduli cannot hold them.
 // A ratio above kWideRatio is "wide" at once. Compared squared: max^2 nnz against ratio^2 sum x^2.

@@ -55,8 +55,8 @@ __device__ __forceinline__ void gemv_overlap(const float* first) {
 // One round of B: rows j .. j + R - 1 of the chunk at `b` in the lane's CT x V columns (zero past
 // `steps` unless kFull, zero in a column outside C). V = 4: a lane's columns four adjacent ones, one
 // 128-bit load (B's rows 16-byte aligned), `left[c]` the columns of C from the lane's c-th group on;
-// V = 1: `col_ok[c]`, the column lies in C (a predicate: an int kept for the test instead cost the
-// one-row kernel 14 registers, and with them its second block of 1024 threads an SM).
+// V = 1: `col_ok[c]`, the column lies in C (a predicate: an int kept for the test costs the one-row
+// kernel more registers, and with them its second block of 1024 threads an SM; docs/rungs/30_auto.lab.md).
 template <int CT, int V, int R, bool kFull>
 __device__ __forceinline__ void gemv_round(float (&v)[CT * V][R], const float* b, int ldb, int j, int steps,
                                            const int (&left)[CT], const bool (&col_ok)[CT]) {
@@ -130,8 +130,8 @@ __device__ __forceinline__ int gemv_column(int col0, int slot) { return col0 + (
 // sSum[m][j][l] (columns from blockCol0 as in the kernel below). Once every block's are there, each
 // block adds a contiguous share of the column group's outputs over the cluster's blocks in rank
 // order and writes them; the last barrier keeps each block's sums readable until all are read.
-// Not inlined, so that its registers do not add to the main loop's: inlined, the one-row scalar
-// kernel in rounds of 8 took 36 registers a thread instead of 32.
+// Not inlined, so that its registers do not add to the main loop's: inlined, they take the one-row
+// scalar kernel past the 32 a thread its two 1024-thread blocks an SM leave (docs/rungs/30_auto.lab.md).
 template <int MT, int kSlots, int V>
 __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][kWarpSize], int M, int N, int blockCol0,
                                                float alpha, float beta, float* C, int ldc, const float* bias) {
@@ -331,14 +331,14 @@ __device__ __forceinline__ float component(const float4& v, int i) { return i ==
 // as the many (N = its M, B = its A); each sum goes to C^T's element, that is C[n ldc + m], with the
 // bias of column m.
 // Two blocks an SM for the narrow-N form at 16 rows: left free, ptxas gives the unchecked walk's
-// loads 236 registers and one block an SM, which ran slower than the checked walk; held to 128 (a
-// few spills), faster (rung 30's page; branch lab/gemv-t-fast). Elsewhere 0, no minimum: a minimum
-// of 1 let ptxas give the decode steps' kernels more registers (32 -> 42 at one row) and fewer warps.
+// loads nearly all the registers a thread may address and one block an SM, slower than the checked
+// walk; held to 128 (a few spills), faster. Elsewhere 0, no minimum: a minimum of 1 lets ptxas give
+// the decode steps' kernels more registers and fewer warps (measured: docs/rungs/30_auto.lab.md).
 template <int MT, bool kSwap>
 constexpr int gemv_t_min_blocks() { return kSwap && MT >= 16 ? 2 : 0; }
 // Which instances walk the steps inside K unchecked (below): the narrow-N form, and the decode steps
-// of at most 8 rows. At 16 decode rows, with no minimum of blocks, ptxas gave that walk 236
-// registers and it ran slower than the checked one (rung 30's page; branch lab/gemv-t-fast).
+// of at most 8 rows. At 16 decode rows, with no minimum of blocks, ptxas gives that walk nearly all
+// the registers, and it runs slower than the checked one (measured: docs/rungs/30_auto.lab.md).
 template <int MT, bool kSwap>
 constexpr bool gemv_t_unchecked() { return kSwap || MT <= 8; }
 template <int MT, int CT, bool kVec, bool kSwap>

@@ -42,7 +42,7 @@ constexpr int kGemvMaxCluster = 8;  // the portable cluster size
 // grid's blocks of deep rounds would all be resident at once (nothing queued behind a block to hide
 // the end of its rounds); one group in rounds of 32 where the blocks of two would not outnumber the
 // SMs. A one-wave grid of scalar columns keeps its 32-warp blocks: with 8, an SM would hold too few
-// loads. Measured hot against the other grids: docs/rungs/30_auto.md.
+// loads. Measured hot against the other grids: docs/rungs/30_auto.lab.md.
 constexpr int kGemvOneRowWarps = 8;
 constexpr int kGemvOneRowVecRound = 16;
 constexpr int kGemvOneRowGroups = 2;
@@ -51,7 +51,7 @@ constexpr int kGemvOneRowShallowRound = 16;
 // whether its parts of K run as clusters); *gg is updated to the column blocks, parts and warps
 // taken. A cluster takes fewer parts where every column group's cluster would not be resident at
 // once: a GPC whose SMs are not a multiple of the cluster's blocks leaves some out, and a second
-// wave of clusters costs more than a part less (measured: docs/rungs/30_auto.md).
+// wave of clusters costs more than a part less (measured: docs/rungs/30_auto.lab.md).
 template <int MT, int V>
 auto gemv_rows_kernel(const GemmArgs& a, const KernelInfo& info, GemvGrid* gg, GemvRowsPlan* plan) {
   constexpr int CT = gemv_cols<MT, V>(), R = gemv_round_rows<MT, V>();
@@ -139,7 +139,7 @@ Status launch_gemv_rows_v(const GemmArgs& a, const KernelInfo& info, const GemvG
 // blocks alone (4 x fewer) still give every SM its warps (K not split over blocks: a split's partials
 // and its last block's sums cost more than wider loads gain), and the 4 x MT accumulators leave an
 // SM at least 16 warps (at 16-32 rows they leave one block of 8, too few loads in flight); else
-// scalar columns. Measured: docs/rungs/30_auto.md. *V: the columns a lane.
+// scalar columns. Measured: docs/rungs/30_auto.lab.md. *V: the columns a lane.
 constexpr int kGemvVecMinWarps = 16;
 template <int MT>
 Status gemv_rows_plan(const GemmArgs& a, int* V, KernelInfo* info, GemvGrid* gg, std::string* why) {
@@ -188,7 +188,7 @@ Status launch_gemv_t_rows(const GemmArgs& a, cudaStream_t stream, std::string* w
 // nn.Linear's weight. Read K-major in place at 5-16 columns, each of a warp's loads would touch 32
 // cache lines for 16 bytes of each: L1, not the memory, would set the pace; at 1-4 columns a float
 // at a time or four k steps' values apart, with a check per value, slower than the copy and the
-// unchecked walk on it (rung 30's page has the measurements).
+// unchecked walk on it (measured: docs/rungs/30_auto.lab.md).
 template <int MT>
 Status launch_gemv_narrow_copied(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   const int64_t ldt = ceil_div64(a.K, kVecWidth) * kVecWidth, per = a.N * ldt;

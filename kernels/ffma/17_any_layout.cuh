@@ -258,8 +258,8 @@ __device__ __forceinline__ void load_fragment(float (&rA)[Cfg::TM], float (&rB)[
   }
   // Where a lane's column groups lie whole 32-float chunks apart (the swizzle permutes within a
   // chunk), a swizzled tile needs one swizzled column per step, the groups constant offsets from it.
-  // XOR each group's column instead, and ptxas spends a dozen registers on addresses and lays out
-  // the accumulators with 3x the register-bank conflicts (288 FFMAs of 1024 in NT's loop, not 93).
+  // XOR each group's column instead, and ptxas spends more registers on addresses and lays out the
+  // accumulators with several times the register-bank conflicts (SASS: docs/rungs/17_any_layout.md).
   constexpr int kStepN = Cfg::WN / Cfg::kGroupsN;
   constexpr bool kOneXor = kSwizzledB && kStepN % kWarpSize == 0;
   const float* row = &st.b[k][column<kSwizzledB, Cfg::BK>(quad * kVecWidth, bBase)];

@@ -8,9 +8,9 @@
 //   of a k step start from zero and their sum is added to the accumulator with an FADD: the
 //   tensor core's FP32 accumulation truncates, and over all of K that error would outgrow
 //   FP32's. Warp tiles shrink to 64x32 (8 warps) so the split fragments fit in registers.
-// WHY: rung 21's TF32 products lose 13 mantissa bits (norm-wise error ~1e-4). big + small keeps
-//   22 bits of each operand, so the three products together are as accurate as an FP32 product
-//   to within 3 * 2^-22, for 3x the tensor-core work.
+// WHY: rung 21's TF32 products lose 13 mantissa bits (operands rounded to 2^-11, not FP32's
+//   2^-24). big + small keeps 22 bits of each operand, so the three products together are as
+//   accurate as an FP32 product to within 3 * 2^-22, for 3x the tensor-core work.
 // PREDICTION: norm-wise error no larger than cuBLAS SGEMM's; speed about a third of rung 21's,
 //   less the split and the FADDs: around 1.2-1.5x cuBLAS SGEMM at 4096^3. Its lesson is
 //   accuracy, bought with speed: it is slower than rung 21 by design.

@@ -8,7 +8,7 @@
 //   the rebuild runs as a kernel of its own once every unit is done.
 // WHY: a block of rung 29 spends the whole of K on each of its moduli in turn, so blocks that drift
 //   apart read different moduli's planes, which at 8192^3 are larger than L2: Nsight Compute counts
-//   three times rung 27's DRAM bytes (the page has the figures). Units taken in order keep the
+//   more DRAM bytes than rung 27's (the page has the figures). Units taken in order keep the
 //   blocks in flight on neighbouring tiles of one modulus, whatever their pace.
 // PREDICTION: DRAM bytes at 8192^3 a third of rung 29's or less, the slowdown against rung 27 on
 //   the H100 gone; the rebuild's extra round trip through HBM (one byte per output and modulus,
