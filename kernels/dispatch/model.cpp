@@ -336,10 +336,11 @@ Constants measured_constants() {
 // A slab of the tiles in a call's layout over one in NN: a transposed B goes through registers and
 // transposed stores, a transposed A by cp.async. Each candidate's factors are measured by
 // sgemm_autotune --dispatch (a 4096^3 product in TN and in NT against the NN fit); a calibration
-// older than them takes the capstone's, measured on an H100 and an H200 at 7855a22
-// (bench/results/<gpu>_layouts.json; rung 30's page) for every candidate.
+// older than them takes the capstone's for every candidate (tuned::kCapstoneLayoutShares, from
+// sgemm_bench's layouts), B's alone where both are transposed.
 double layout_factor(const Cost& cost, const GemmArgs& a) {
-  if (cost.transa <= 0 && cost.transb <= 0) return a.transb ? 1.0 / 0.875 : a.transa ? 1.0 / 0.97 : 1.0;
+  constexpr tuned::LayoutShares kOld = tuned::kCapstoneLayoutShares;
+  if (cost.transa <= 0 && cost.transb <= 0) return a.transb ? 1.0 / kOld.nt : a.transa ? 1.0 / kOld.tn : 1.0;
   return (a.transa ? cost.transa : 1.0) * (a.transb ? cost.transb : 1.0);
 }
 

@@ -149,8 +149,8 @@ struct Cost {
   double slab_ns = 0, launch_ns = 0, fixup_ns = 0, share = 1, unit_ns = 0, lone_ns = 0, guard = 1, unaligned = 1;
   double tile_ns = 0;  // a whole tile's start and end (first load, C's store) beyond its slabs
   double tile32_ns = 0;  // what an unaligned C (stored a float at a time) adds to it
-  // A slab's factor with op(A) = A^T and with op(B) = B^T (0: not measured, layout_factor's fixed
-  // ones), and what each adds to a whole tile's start and end.
+  // A slab's factor with op(A) = A^T and with op(B) = B^T (0: not measured, layout_factor takes the
+  // capstone's, tuned::kCapstoneLayoutShares), and what each adds to a whole tile's start and end.
   double transa = 0, transb = 0, tileta_ns = 0, tiletb_ns = 0;
   double restream_ns = 0;  // per MB of op(B) read again from memory (Terms::restreamMB; 0: not measured)
 };

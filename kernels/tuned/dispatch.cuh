@@ -28,8 +28,8 @@ struct DispatchCost {
   // time (tiles; 0 otherwise, and in a header older than it).
   double tile32_ns;
   // A slab with op(A) = A^T, and one with op(B) = B^T, over an NN slab (tiles and split-K; 0 in a
-  // header older than them: the model then takes the capstone's layout factors measured at 7855a22),
-  // and what each adds to a whole tile's start and end (tiles; 0 otherwise).
+  // header older than them: the model then takes the capstone's, kCapstoneLayoutShares below), and
+  // what each adds to a whole tile's start and end (tiles; 0 otherwise).
   double transa;
   double transb;
   double tileta_ns;
@@ -39,6 +39,16 @@ struct DispatchCost {
   // a row of tiles or a wave (dispatch/model.hpp, restream_mb), reads it from memory again.
   double restream_ns;
 };
+
+// The layout factors of a calibration older than them (transa and transb 0), for every candidate:
+// the capstone's speed with op(B) = B^T (NT, and TT) and with op(A) = A^T (TN) as a share of its
+// speed in NN, from `sgemm_bench`'s layouts on an H100 and an H200 (bench/results/<gpu>_layouts.json;
+// the run: docs/rungs/30_auto.lab.md). The model prices such a slab at 1 / share of an NN slab.
+struct LayoutShares {
+  double nt;
+  double tn;
+};
+constexpr LayoutShares kCapstoneLayoutShares = {0.875, 0.97};
 
 // One GPU's calibration: the GPU as its driver names it, its peaks (the FP32 peak in GFLOPs per
 // second, the DRAM peak in GB per second, its SMs), each candidate's costs in the order of the
