@@ -335,18 +335,86 @@ std::set<int> prediction_lines(const std::string& text) {
   return lines;
 }
 
+// The number a count starts with (its digits, commas apart); -1 where it has none.
+long count_of(const std::string& text) {
+  std::string digits;
+  for (char ch : text) {
+    if (ch >= '0' && ch <= '9')
+      digits += ch;
+    else if (ch != ',')
+      break;
+  }
+  return digits.empty() || digits.size() > 9 ? -1 : std::stol(digits);
+}
+
+// A count of registers or instructions is a measurement (ptxas's -v, the SASS) unless it is a
+// power of two: a register budget (an SM's 65536 over a power of two of threads) or a tile's
+// arithmetic (64 FFMAs per thread and k). Nor is 255, the most registers a thread may address.
+bool measured_count(const std::string& text) {
+  const long n = count_of(text);
+  return !(n > 0 && (n & (n - 1)) == 0);
+}
+bool measured_registers(const std::string& text) { return measured_count(text) && count_of(text) != 255; }
+// A word of 7 to 40 hex digits is a commit when it holds both a digit and a letter (deadbeef and
+// 1234567 are not).
+bool commit_like(const std::string& word) {
+  return word.find_first_of("0123456789") != std::string::npos &&
+         word.find_first_of("abcdefABCDEF") != std::string::npos;
+}
+// "on branch <name>", or "branch <name>" where the name looks like a git branch's: a letter and a
+// digit, '-' or '/' (i40-tile32, lab/gemv-t-fast), not the word after a code branch ("a guarded
+// branch region", "no branch between two").
+bool branch_like(const std::string& text) {
+  if (text.size() > 2 && (text[0] == 'o' || text[0] == 'O') && (text[1] == 'n' || text[1] == 'N')) return true;
+  const std::string name = text.substr(text.find_last_of(" \t`'\"") + 1);
+  return name.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos &&
+         name.find_first_of("0123456789-/") != std::string::npos;
+}
+bool always(const std::string&) { return true; }
+
+// One kind of figure: the pattern over a comment, the group that holds the figure, and the test a
+// match must pass to count.
+struct FigureRule {
+  std::regex pattern;
+  int group;
+  bool (*counts)(const std::string&);
+};
+
+const std::vector<FigureRule>& figure_rules() {
+  static const auto icase = std::regex::ECMAScript | std::regex::icase;
+  static const std::vector<FigureRule> rules = {
+      // A number with a unit of measurement: a share, a time, a rate or a speed-up.
+      {std::regex(
+           R"((^|[^\w.])(\d[\d,]*(\.\d+)?\s*(%|percent\b|(ns|us|µs|ms)\b|[GT]FLOP/?s\b|[GT]FLOPS\b|[GT]B/s\b|(x|×)\s+(faster|slower|the speed))))",
+           icase),
+       2, always},
+      // A number in scientific notation: an error measured (6.8e-07); a bound is a power of two (2^-24).
+      {std::regex(R"((^|[^\w.])(\d+(\.\d+)?e[-+]?\d+)(?!\w))", icase), 2, always},
+      // A register count (236 registers, 252 regs, a 40-register kernel).
+      {std::regex(R"((^|[^\w.])(\d[\d,]*(\s+|-)(registers?|regs?)\b))", icase), 2, measured_registers},
+      // An instruction count: instructions, or a SASS opcode counted (1596 instructions, 288 FFMAs).
+      {std::regex(R"((^|[^\w.])(\d[\d,]*\s+([Ii]nstructions?|(FFMA|FMUL|FADD|FMNMX|DFMA|DMUL|DADD|HFMA2|HMMA|IMMA|HGMMA|IGMMA|IMAD|IADD3?|IMNMX|LEA|LOP3|SHF|SHFL|ISETP|FSETP|SEL|MOV|LDS|LDSM|LDG|LDGSTS|LDL|STS|STG|STL|BAR|BRA|RED|ATOM|I2F|F2I|F2F)(\.\w+)*s?)\b))"),
+       2, measured_count},
+      // A commit: what was measured where is the results files' and the pages' to say.
+      {std::regex(R"((^|[^\w])([0-9a-f]{7,40})(?![\w]))", icase), 2, commit_like},
+      // A branch by name: "branch i40-tile32", "on branch x".
+      {std::regex(R"(\b(on\s+)?branch\s+[`'"]?[\w./-]*\w)", icase), 0, branch_like},
+  };
+  return rules;
+}
+
 }  // namespace
 
 // The figures in one file's text, each as "LINE: 'figure' in: comment". The rule reads comments
 // only (code holds tile sizes, bit widths and constants such as 1.35, which are not figures) and
-// flags a number with a unit of measurement: a share (12%, +2.4%, 87 percent), a time (6 us,
-// 43 µs, 0.5 ms, 10 ns), a rate (50 TFLOP/s, 3.5 TB/s) or a speed-up (3x faster). A rung header's
-// PREDICTION paragraph may state the figures it predicts. Text that is not C, C++ or CUDA
-// (c_like false) is read whole.
+// flags what a measurement or an experiment left behind (figure_rules above): a number with a unit
+// of measurement, a share (12%, +2.4%, 87 percent), a time (6 us, 43 µs, 0.5 ms, 10 ns), a rate
+// (50 TFLOP/s, 3.5 TB/s) or a speed-up (3x faster); an error in scientific notation (1.9e-7); a
+// register or instruction count that is no budget or tile arithmetic (236 registers, 288 FFMAs);
+// a commit (7855a22) or a branch by name (branch lab/gemv-t-fast). A rung header's PREDICTION
+// paragraph may state the figures it predicts. Text that is not C, C++ or CUDA (c_like false) is
+// read whole.
 static std::vector<std::string> measured_figures(const std::string& text, bool c_like) {
-  static const std::regex figure(
-      R"((^|[^\w.])(\d[\d,]*(\.\d+)?\s*(%|percent\b|(ns|us|µs|ms)\b|[GT]FLOP/?s\b|[GT]FLOPS\b|[GT]B/s\b|(x|×)\s+(faster|slower|the speed))))",
-      std::regex::icase);
   std::vector<Comment> parts;
   if (c_like) {
     parts = comments(text);
@@ -359,8 +427,11 @@ static std::vector<std::string> measured_figures(const std::string& text, bool c
   std::vector<std::string> found;
   for (const Comment& c : parts) {
     if (predicted.count(c.line)) continue;
-    for (auto it = std::sregex_iterator(c.text.begin(), c.text.end(), figure); it != std::sregex_iterator(); ++it)
-      found.push_back(std::to_string(c.line) + ": '" + (*it)[2].str() + "' in: " + c.text);
+    for (const FigureRule& rule : figure_rules())
+      for (auto it = std::sregex_iterator(c.text.begin(), c.text.end(), rule.pattern); it != std::sregex_iterator();
+           ++it)
+        if (rule.counts((*it)[rule.group].str()))
+          found.push_back(std::to_string(c.line) + ": '" + (*it)[rule.group].str() + "' in: " + c.text);
   }
   return found;
 }
@@ -377,6 +448,21 @@ TEST(Registry, MeasuredFigureRuleFlagsFiguresNotCode) {
       "// 142 TFLOP/s\n",
       "// reads at 3.5 TB/s\n",
       "// a last wave 18% full\n",
+      "// a norm-wise error of 1.9e-7 at 4096^3\n",
+      "// a norm-wise error near 1e-4.\n",
+      "// (6.8e-07 against the FP32 product)\n",
+      "// ptxas laid it out in 236 registers\n",
+      "// a 252-register kernel\n",
+      "// 252 regs, one block an SM\n",
+      "// 2550 registers\n",
+      "// 1596 instructions in the loop\n",
+      "// 288 FFMAs of the loop conflict\n",
+      "// 12 LDS.128s a slab\n",
+      "// measured at 7855a22\n",
+      "// H200, commit 1b8d04f5c2e9a0d7b3f6e1c4a8d2b5e9f0c3a7d1\n",
+      "// tried on branch i40-tile32\n",
+      "// (rung 30's page; branch lab/gemv-t-fast)\n",
+      "// the numbers on branch x\n",
   };
   for (const std::string& text : flagged) EXPECT_EQ(measured_figures(text, true).size(), 1u) << text;
   const std::string clean[] = {
@@ -387,11 +473,21 @@ TEST(Registry, MeasuredFigureRuleFlagsFiguresNotCode) {
       "const char* s = \"50% // not a comment\";\n",
       "// PREDICTION: +20-30% over rung 05;\n//   1024^3 about 3x faster, ~10 us to ~3 us.\n#pragma once\n",
       "// sgemm_bench --kernel 7 --sizes 1024,4096 --min-time 0.1\n",
+      "constexpr float kTol = 1e-5f;  // the test's tolerance\n",
+      "const char* s = \"6.8e-07 // not a comment\";\n",
+      "// PREDICTION: a norm-wise error near 1e-4 (FP32: ~1e-6)\n#pragma once\n",
+      "// (then one block of up to 255 registers a thread); spills at 64 registers\n",
+      "// 64 FFMAs per thread and k: 0.25 LDS per FFMA, 4x fewer load instructions\n",
+      "constexpr unsigned kMask = 0xdeadbeef;  // 0x1f2e3d4c, deadbeef, 1234567\n",
+      "// in rung 13's SASS each A load sits in a guarded branch region; no branch between two\n",
+      "// acquire waits on the slot's phase bit, (t / Stages) & 1\n",
   };
   for (const std::string& text : clean) EXPECT_TRUE(measured_figures(text, true).empty()) << text;
   // After the header a PREDICTION: line is a comment like any other.
   EXPECT_EQ(measured_figures("#pragma once\n// PREDICTION: +2%\n", true).size(), 1u);
+  EXPECT_EQ(measured_figures("#pragma once\n// PREDICTION: an error near 1e-4\n", true).size(), 1u);
   EXPECT_EQ(measured_figures("# CMake: 12% faster\n", false).size(), 1u);
+  EXPECT_EQ(measured_figures("# CMake: measured at 7855a22\n", false).size(), 1u);
 }
 
 TEST(Registry, NoMeasuredFigureUnderKernels) {
