@@ -196,11 +196,17 @@ residues_rows(int M, int K, const float* __restrict__ X, int ld, const int* __re
   }
 }
 
+// Blocks an SM the registers of residues_transpose<N> must allow: 0 (no minimum: ptxas's choice) from
+// five moduli on; five at four, where ptxas otherwise aims at six blocks (40 registers a thread) and
+// spills the loop's row offsets to get there. Five leave it the 48 registers it takes at 5-8 moduli.
+template <int N>
+constexpr int transpose_min_blocks() { return N <= 4 ? 5 : 0; }
+
 // X (K x N, ld: B 'N', or A 'T' with N = M) -> res[l] (Np x Kp int8 each, X transposed: K-major),
 // zero outside; column j scaled by 2^shift[j]. One 32 x 32 tile per block and step, transposed
 // through shared memory like rung 24's split.
 template <int N>
-__global__ void __launch_bounds__(kResThreadsX* kResThreadsY)
+__global__ void __launch_bounds__(kResThreadsX* kResThreadsY, transpose_min_blocks<N>())
 residues_transpose(int K, int Ncols, const float* __restrict__ X, int ld, const int* __restrict__ shift, int64_t Np,
                    int64_t Kp, signed char* __restrict__ res) {
   __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n]

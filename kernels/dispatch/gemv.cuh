@@ -167,8 +167,16 @@ __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][k
 // launch. Both deterministic, and the same sums in the same order.
 // LB: the block's most warps (its launch bounds: 8 leave ptxas 255 registers a thread for deep rounds
 // of 128-bit columns); kWarm: warm L2 before the wait (below).
+// Blocks an SM the registers must allow (launch bounds): 0, ptxas's choice, but two for one row of
+// scalar columns in rounds of kGemvRound with 32 warps, the one-row kernel whose two blocks of 1024
+// threads an SM take 32 registers a thread (gemv_round): left free, ptxas aims at two blocks anyway
+// and, from sm_90 on, spills blockDim.x to get there; asked for them, it fits 32 without a spill.
+template <int MT, int CT, int V, int R, int LB>
+constexpr int gemv_min_blocks() {
+  return MT == 1 && CT * V == 1 && R == kGemvRound && LB == gemv_warps<1, 1>() ? 2 : 0;
+}
 template <int MT, int CT, int V, int R, int LB = gemv_warps<MT, CT * V>(), bool kWarm = R == kGemvDeepRound>
-__global__ void __launch_bounds__(LB * kWarpSize)
+__global__ void __launch_bounds__(LB * kWarpSize, gemv_min_blocks<MT, CT, V, R, LB>())
 sgemm_30_gemv(int M, int N, int K, float alpha, const float* A, int lda, bool transa, const float* B, int ldb,
               float beta, float* C, int ldc, const float* bias, int kPerBlock, float* W, unsigned* tickets) {
   constexpr int kSlots = CT * V;  // accumulators a row

@@ -93,6 +93,12 @@ __device__ __forceinline__ void block_tile(float (&sA)[BM][BK], float (&sB)[BK][
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = m0 + tRow * TM + i;
+#if __CUDA_ARCH__ < 900
+    // sm_80: an edge tile tests each row once. With the row test in every output's condition,
+    // ptxas keeps all TM x TN tests and addresses live at once and spills accumulators (sm_90's
+    // does not).
+    if (kGuard && row >= M) continue;
+#endif
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
       const int col = n0 + tCol * TN + j;

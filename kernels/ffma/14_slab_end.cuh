@@ -261,8 +261,8 @@ sgemm_14_slab_end_shares(int M, int N, int K, float alpha, const float* A, int l
     const int k0 = u.kb * Cfg::BK;
     const Gemm slabs = g.k_range(k0, min(g.K - k0, (u.ke - u.kb) * Cfg::BK));
     __syncthreads();  // every warp has left the previous unit's stages
-    if (u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0)
-      compute_tile<kVec, Cfg, false>(smem, slabs, u, parts);
+    const bool inside = u.m0 + Cfg::BM <= g.M && u.n0 + Cfg::BN <= g.N && slabs.K % Cfg::BK == 0;
+    if (inside) compute_tile<kVec, Cfg, false>(smem, slabs, u, parts);
     else compute_tile<kVec, Cfg, true>(smem, slabs, u, parts);
   });
 }

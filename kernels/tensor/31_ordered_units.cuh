@@ -201,12 +201,18 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
 // with a single block of eight warps, too few loads in flight below about 4096^3 (one wave of
 // tiles or less).
 constexpr int kRebuildSplit = 4;
+// Blocks an SM the rebuild's registers must allow: 0 (no minimum: ptxas's choice), but four at six
+// moduli, where ptxas otherwise aims at five blocks (48 registers a thread) and spills a pointer
+// across the CRT sums to get there. Four leave it the 64 registers the eight-moduli rebuild takes.
+template <int NMod>
+constexpr int rebuild_min_blocks() { return NMod == 6 ? 4 : 0; }
 
 // Each output of tile grouped_tile(blockIdx.x) in fragment groups [blockIdx.y, blockIdx.y + 1) x
 // kFragGroups / kRebuildSplit from its NMod residues in the units' slots of `scratch` (thread i
 // reads the words consumer thread i wrote) and the row's and column's scales (shiftA, shiftB).
 template <int NMod, bool kVec, int BM, int BN, int BK, int Stages>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kConsumers * kWarpgroupThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, Stages>::kConsumers * kWarpgroupThreads,
+                                  rebuild_min_blocks<NMod>())
 sgemm_31_rebuild(int M, int N, int tilesM, int tilesN, float alpha, const int* __restrict__ shiftA,
                  const int* __restrict__ shiftB, float beta, float* __restrict__ C, int ldc,
                  const unsigned* __restrict__ scratch) {
