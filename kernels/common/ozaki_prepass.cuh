@@ -197,8 +197,8 @@ residues_rows(int M, int K, const float* __restrict__ X, int ld, const int* __re
 }
 
 // Blocks an SM the registers of residues_transpose<N> must allow: 0 (no minimum: ptxas's choice) from
-// five moduli on; five at four, where ptxas otherwise aims at six blocks (40 registers a thread) and
-// spills the loop's row offsets to get there. Five leave it the 48 registers it takes at 5-8 moduli.
+// five moduli on; five at four, where ptxas otherwise aims at six blocks (a sixth of the register
+// file each) and spills the loop's row offsets to get there. Five leave it what it takes at 5-8 moduli.
 template <int N>
 constexpr int transpose_min_blocks() { return N <= 4 ? 5 : 0; }
 

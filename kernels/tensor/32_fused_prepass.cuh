@@ -205,8 +205,8 @@ sgemm_32_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
 // tiles or less).
 constexpr int kRebuildSplit = 4;
 // Blocks an SM the rebuild's registers must allow: 0 (no minimum: ptxas's choice), but four at six
-// moduli, where ptxas otherwise aims at five blocks (48 registers a thread) and spills a pointer
-// across the CRT sums to get there. Four leave it the 64 registers the eight-moduli rebuild takes.
+// moduli, where ptxas otherwise aims at five blocks (a fifth of the register file each) and spills a
+// pointer across the CRT sums to get there. Four leave it what the eight-moduli rebuild takes.
 template <int NMod>
 constexpr int rebuild_min_blocks() { return NMod == 6 ? 4 : 0; }
 
