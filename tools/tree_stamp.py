@@ -156,7 +156,16 @@ def answer(root: Path = REPO, env: dict | None = None) -> dict:
         value = env[ENV]
         return {"commit": value.removesuffix("-dirty"), "describe": value,
                 "clean": False if value.endswith("-dirty") else None, "from": ENV, "why": f"${ENV} set by hand"}
-    return git_answer(root) if has_git(root) else stamp_answer(root)
+    if not has_git(root):
+        return stamp_answer(root)
+    ours = git_answer(root)
+    if ours["clean"] is not True and (root / STAMP).is_file():
+        # A copy may come with a git history older than its files (a GPU machine's snapshot): a stamp
+        # whose every file still has the bytes stamped says more than that history's "dirty".
+        stamped = stamp_answer(root)
+        if stamped["commit"] != "unknown":
+            return dict(stamped, why=stamped["why"] + f" (git's history says otherwise: {ours['why']})")
+    return ours
 
 
 def context(root: Path = REPO) -> dict[str, str]:

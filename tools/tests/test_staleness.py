@@ -283,6 +283,20 @@ def test_a_copy_without_history_answers_from_its_stamp_while_the_files_match(rep
     assert "kernels/a.cuh" in a["why"]
 
 
+def test_a_copy_with_an_older_history_answers_from_its_stamp_while_the_files_match(repo):
+    # A GPU machine's copy may carry the .git of an older snapshot: its files are the stamped commit's.
+    (repo / "kernels" / "a.cuh").write_text("int a = 3;\n")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two")
+    two = git(repo, "rev-parse", "HEAD")
+    tree_stamp.write_stamp(repo)
+    git(repo, "reset", "-q", "--soft", "HEAD~1")  # the history one commit older than the files
+    a = tree_stamp.answer(repo, env={})
+    assert (a["commit"], a["clean"], a["from"]) == (two, True, "stamp")
+    (repo / "kernels" / "a.cuh").write_text("int a = 4;\n")  # and once the files no longer match: git's dirty
+    a = tree_stamp.answer(repo, env={})
+    assert (a["clean"], a["from"]) == (False, "git")
+
+
 def test_a_copy_without_stamp_is_unknown_and_the_variable_overrides(repo, tmp_path):
     copy = copy_without_history(repo, tmp_path / "copy")
     assert tree_stamp.answer(copy, env={})["describe"] == "unknown"
