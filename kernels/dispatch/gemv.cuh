@@ -1,4 +1,4 @@
-// The dispatch rung's GEMV kernels (kernels/dispatch/30_auto.cuh launches them; its page explains
+// The dispatch rung's GEMV kernels (kernels/dispatch/gemv_launch.cuh launches them; its page explains
 // them): rung 30's own device code beside its file, not a rung. op(B) = B, read along its rows; and
 // op(B) = B^T (nn.Linear's weight), read along K.
 #pragma once
@@ -17,7 +17,7 @@ constexpr int kGemvChunk = kWarpSize;  // k steps whose A values a warp stages a
 // waits no other block's loads cover. Where SMs hold two blocks deep rounds lose: their 64
 // registers a thread leave room for one block of 1024 threads (docs/rungs/30_auto.md). With
 // 128-bit columns (V = 4, below) a round is 4 rows at 1-4 rows of C (8 would spill at 64 registers)
-// and 8 past that (30_auto.cuh: gemv_round_rows).
+// and 8 past that (gemv_launch.cuh: gemv_round_rows).
 constexpr int kGemvRound = 8;
 constexpr int kGemvDeepRound = kGemvChunk;
 constexpr int kGemvDeepMaxRows = 4;
@@ -35,11 +35,11 @@ template <int MT, int CT>
 constexpr int gemv_warps() { return MT * CT <= 8 ? 32 : MT * CT <= 16 ? 16 : 8; }
 // A cluster's blocks can split K (sm_90 on): each keeps its MT x CT sums a lane in shared memory
 // beside its warps' staging area; not at 32 rows with 128-bit columns, where the two would pass the
-// 48 KiB of static shared memory a block (those never split: 30_auto.cuh, gemv_rows_plan).
+// 48 KiB of static shared memory a block (those never split: gemv_launch.cuh, gemv_rows_plan).
 template <int MT, int CT>
 constexpr bool gemv_cluster_split() { return MT * CT <= 64; }
 
-// Programmatic dependent launch (30_auto.cuh launches the GEMVs with it from sm_90 on): while the
+// Programmatic dependent launch (gemv_launch.cuh launches the GEMVs with it from sm_90 on): while the
 // launch before this one still runs, warm L2 with a line this thread will read first of the
 // operand that streams (`first`; a prefetch never returns a stale value: every write lands in L2),
 // wait until that launch has finished and its writes are visible, then let the launch after this
@@ -160,7 +160,7 @@ __device__ __noinline__ void gemv_cluster_sums(const float (&sSum)[MT][kSlots][k
 // (x, y) covers 32 x CT x V columns and K range y of gridDim.y, split among its warps, each walking
 // its part in chunks of 32 k steps (gemv_chunk): B is read once. The warps' sums are added in warp
 // order. With K split over blocks (gridDim.y > 1) the column group's blocks are either one cluster
-// (W null; sm_90 on, 30_auto.cuh launches them so): each keeps its sums in its shared memory and
+// (W null; sm_90 on, gemv_launch.cuh launches them so): each keeps its sums in its shared memory and
 // each adds a share of the group's outputs from all of them in block order through distributed
 // shared memory, with no workspace; or each writes its partials to W, and the last block of a column
 // group to arrive (a ticket) adds them in block order, writes C and zeroes the ticket for the next

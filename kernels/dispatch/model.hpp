@@ -58,7 +58,7 @@ GemvForm gemv_form(const GemmArgs& a);
 // Whether the narrow-N form first copies op(B)^T's rows (B's columns) to rows along K: where
 // op(B) = B, unless B is one contiguous column (ldb 1), a row along K already.
 bool gemv_narrow_copies_b(const GemmArgs& a);
-// How the rows GEMV runs a call on the current device (30_auto.cuh says when which): its adjacent
+// How the rows GEMV runs a call on the current device (gemv_launch.cuh says when which): its adjacent
 // columns a lane, 4 (128-bit loads) or 1 (scalar), in `groups` groups 32 x laneColumns columns apart;
 // the rows of B a lane loads before it uses them (`round`); the parts K is split into over blocks;
 // and whether those parts run as one cluster and add up through distributed shared memory (sm_90
