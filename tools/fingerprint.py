@@ -54,7 +54,7 @@ commit with this toolchain and stamp again, or measure again.
 
 Where results files keep them:
   JSON (sgemm_bench's files, the SASS report, the model benchmark, the autotuner's): a top-level
-    "fingerprints": {"<commit as the file records it>": {"commit": FULL_SHA, "definition": 1,
+    "fingerprints": {"<commit as the file records it>": {"commit": FULL_SHA, "definition": 2,
                      "toolchain": {"cxx": ..., "cuda": ..., "build_type": ...},
                      "front": {"api": HEX16, "packed": HEX16, "general": HEX16},
                      "rungs": {"17": {"sass": HEX16, "host": HEX16}, ...}}}
@@ -98,7 +98,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-DEFINITION = 1  # bump when what a fingerprint hashes changes: records of another definition are stale
+DEFINITION = 2  # bump when what a fingerprint hashes changes: records of another definition are stale
+# A unit's anonymous namespace is named after a hash of the unit's path (nvcc's _GLOBAL__N__<hex>_...,
+# in the host stubs of its kernels): the same code built in another folder must fingerprint the same.
+_ANON_NS = re.compile(r"_GLOBAL__N__[0-9a-f]+_")
+
+
+def unpathed(name: str) -> str:
+    """`name` with each anonymous namespace's path hash zeroed (same length: mangled names stay valid)."""
+    return _ANON_NS.sub(lambda m: "_GLOBAL__N__" + "0" * (len(m.group()) - len("_GLOBAL__N___")) + "_", name)
 COMPONENTS = ("sass", "host", "api")  # what every measured figure of a rung depends on
 PATHS = ("packed", "general")  # the front door's other paths: a row's figure depends on them where it takes them
 DIGITS = 16
@@ -374,7 +382,7 @@ def cubin_kernels(unit: str, arch: str, data: bytes, resources: dict[str, str]) 
         if (const0 := by_name.get(f".nv.constant0.{fn}")) is not None:
             parts.append(f"params {const0.size} {hashlib.sha256(elf.content(const0)).hexdigest()}")
         text = "\n".join(parts)
-        kernels.append(Kernel(unit, arch, fn, short(text), text))
+        kernels.append(Kernel(unit, arch, unpathed(fn), short(text), text))
     unit_data = []
     for s in sorted(elf.sections, key=lambda s: s.name):
         if re.fullmatch(r"\.nv\.constant\d+", s.name) or s.name in (".nv.global.init", ".nv.global"):
@@ -485,7 +493,7 @@ class HostCode:
         self.by_addr: dict[int, str] = {}
         self.objects: list[tuple[int, int, str, bool]] = []  # (addr, size, name, read-only)
         for name, value, size, typ, _bind, _shndx in sorted(symbols, key=lambda s: s[1]):
-            pretty = names.get(name, name)
+            pretty = unpathed(names.get(name, name))
             if typ == 2:
                 if value in self.by_addr:
                     continue  # an alias of a function already listed

@@ -422,3 +422,11 @@ json.dump({{"context": ctx, "benchmarks": rows}}, open(out, "w"))
     doc = json.loads(path.read_text())
     assert [(b["rung"], b.get("sgemm_ladder_git")) for b in doc["benchmarks"]] == [(0, None), (16, None), (17, "cccc3333")]
     assert doc["merged"][0]["commit"] == "cccc3333" and doc["merged"][0]["rungs"] == [17]
+
+
+def test_a_units_anonymous_namespace_hash_is_not_part_of_a_name():
+    # nvcc names a unit's anonymous namespace after its path: a clone in another folder is the same code.
+    here = "__device_stub__ZN5sgemm39_GLOBAL__N__aae3650b_7_pack_cu_20d95eb711repack_rowsILb0EEEv"
+    there = "__device_stub__ZN5sgemm39_GLOBAL__N__e702e673_7_pack_cu_20d95eb711repack_rowsILb0EEEv"
+    assert fingerprint.unpathed(here) == fingerprint.unpathed(there) != here
+    assert len(fingerprint.unpathed(here)) == len(here)  # the mangled name's lengths stay true
