@@ -53,6 +53,7 @@ SGEMM_DECLARE_RUNG(rung32)
 namespace sgemm::rung30 {
 const char* choice(const GemmArgs& args);
 double predicted_ns(const GemmArgs& args);
+double scaled_error(int64_t K);
 }
 
 namespace sgemm {
@@ -72,6 +73,11 @@ const Precision k3xTf32{"3xtf32", 3 * kTcAcc, std::ldexp(1.0, -20), true, false}
 // The Ozaki scheme on INT8: the integers are exact, so what is left is the scaling's rounding
 // (scaled, per row and column: rung25::scaled_error) and the final conversions to FP32.
 const Precision kOzakiInt8{"ozaki-int8", std::ldexp(1.0, -24), 0.0, true, false, &rung25::scaled_error};
+
+// The dispatch rung: FP32 FFMA on its CUDA-core candidates; where its tensor path may run (switched
+// on, on a GPU that runs rung 32), also the Ozaki scheme's scaled term (rung30::scaled_error, 0
+// where it may not). A NaN or an Inf never reaches the scheme (dispatch/tensor.hpp): IEEE results.
+const Precision kAuto{"fp32", std::ldexp(1.0, -24), 0.0, true, true, &rung30::scaled_error};
 
 constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Track::kTensorCore,
                 kDispatch = Track::kDispatch;
@@ -203,8 +209,8 @@ const std::vector<Rung>& registry() {
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
-       "of five tile configurations",
-       "sm_80", "sgemm_30_gemv<", kFp32, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
+       "of five tile configurations, or where it is faster rung 32's Ozaki scheme on the tensor cores",
+       "sm_80", "sgemm_30_gemv<", kAuto, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
        false, kTakesAll, &rung30::predicted_ns},
       // The tensor-core track goes on past the dispatch rung's number (30, which sits on top).
       {31, "31_ordered_units", kTensor, 29, "tensor/31_ordered_units.cuh",

@@ -5,6 +5,7 @@
 
 #include "sgemm_ladder.h"
 #include "sgemm_ladder.hpp"
+#include "dispatch/tensor.hpp"
 
 #define SGEMM_LADDER_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -14,7 +15,13 @@ thread_local std::string g_last_error;
 // Both entries end here: run, and keep the detail of a failure for sgemm_ladder_last_error().
 int run_and_record(int kernel_id, const sgemm::GemmArgs& a, void* stream) {
   std::string detail;
-  const sgemm::Status s = sgemm::run(kernel_id, a, static_cast<cudaStream_t>(stream), &detail);
+  sgemm::Status s;
+  if (kernel_id >= 0 && (kernel_id & SGEMM_LADDER_CUDA_CORES) != 0) {
+    const sgemm::rung30::tensor::CudaCoresOnly cudaCores;  // this call alone
+    s = sgemm::run(kernel_id & ~SGEMM_LADDER_CUDA_CORES, a, static_cast<cudaStream_t>(stream), &detail);
+  } else {
+    s = sgemm::run(kernel_id, a, static_cast<cudaStream_t>(stream), &detail);
+  }
   g_last_error = (s == sgemm::Status::kOk) ? std::string() : detail;
   return static_cast<int>(s);
 }
@@ -93,4 +100,18 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder
           r->precision.fp32_accurate ? 1 : 0, r->source, r->arch, r->kernel, tiles.at(r->id).c_str(),
           r->capstone ? 1 : 0, int(r->takes)};
   return SGEMM_LADDER_OK;
+}
+
+SGEMM_LADDER_EXPORT int sgemm_ladder_set_tensor_cores(int on) {
+  const int before = sgemm::rung30::tensor::enabled() ? 1 : 0;
+  sgemm::rung30::tensor::set_enabled(on != 0);
+  return before;
+}
+
+SGEMM_LADDER_EXPORT int sgemm_ladder_tensor_cores(void) { return sgemm::rung30::tensor::enabled() ? 1 : 0; }
+
+SGEMM_LADDER_EXPORT int64_t sgemm_ladder_set_tensor_workspace(int64_t bytes) {
+  const int64_t before = static_cast<int64_t>(sgemm::rung30::tensor::workspace_budget());
+  if (bytes >= 0) sgemm::rung30::tensor::set_workspace_budget(static_cast<size_t>(bytes));
+  return before;
 }

@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "common/launch.hpp"
+#include "common/ozaki_finite.hpp"
 
 namespace sgemm::ozaki {
 
@@ -198,11 +199,18 @@ inline bool narrow(const GemmArgs& a) {
   return ceil_div64(a.M, kNarrowTile) * ceil_div64(a.N, kNarrowTile) < sms;
 }
 
-// The inputs' spread (Scales::spread), read back once the work queued before it is done (the stream waits).
-inline Status read_spread(const Scales& sc, cudaStream_t stream, int* spread) {
-  if (cudaMemcpyAsync(spread, sc.spread, sizeof *spread, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+// The inputs' spread (Scales::spread, spread_of), read back once the work queued before it is done
+// (the stream waits); kUnsupported, with the reason, for a NaN or an Inf under FiniteOnly.
+inline Status read_spread(const Scales& sc, cudaStream_t stream, int* spread, std::string* why) {
+  int word = 0;
+  if (cudaMemcpyAsync(&word, sc.spread, sizeof word, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
       cudaStreamSynchronize(stream) != cudaSuccess)
     return launch_status();
+  *spread = spread_of(word);
+  if (t_finite_only && (word & kNonFiniteFlag) != 0) {
+    if (why) *why = "a row of A or a column of B holds a NaN or an Inf, which the scheme would make a row or column of NaN";
+    return Status::kUnsupported;
+  }
   return Status::kOk;
 }
 
@@ -273,7 +281,7 @@ inline Status checked_scales(const GemmArgs& a, void* ws, cudaStream_t stream, S
   const Plan first = *chosen;
   Status s = scales(a, first.beta, ws, stream, out);
   int spread = 0;
-  if (s == Status::kOk) s = read_spread(*out, stream, &spread);
+  if (s == Status::kOk) s = read_spread(*out, stream, &spread, why);
   if (s != Status::kOk) return s;
   if (s = plan_for_spread(a, spread, chosen, why); s != Status::kOk || chosen->beta == first.beta) return s;
   return raise_all_scales(a, *out, chosen->beta - first.beta, stream);

@@ -128,20 +128,33 @@ __host__ __device__ __forceinline__ int spread_bits(double max_abs, int nonzeros
   return e;
 }
 
+// The inputs' spread as the pre-pass gathers it, one word for every line: bit b set where some
+// line's spread_bits() is b (the largest set bit below 16 is the spread), and kNonFiniteFlag where
+// some line holds a NaN or an Inf. Bits are or-ed, so neither fact hides the other.
+constexpr int kNonFiniteFlag = 1 << 16;
+__host__ __device__ __forceinline__ int spread_of(int word) {
+  for (int b = kMaxSpread + 1; b > 0; --b)
+    if (word & (1 << b)) return b;
+  return 0;
+}
+
 // One line's scale exponent from its statistics: s = beta - e where max|x| = f 2^e, f in [0.5, 1),
-// so that |x| 2^s < 2^beta; kNonFinite for a line with a NaN or an Inf. *spread is raised to the
-// line's spread_bits() (spread nullptr: not).
+// so that |x| 2^s < 2^beta; kNonFinite for a line with a NaN or an Inf. The line's spread_bits()
+// and whether it is finite go into *spread (spread nullptr: not).
 __device__ __forceinline__ int scale_of(unsigned max_bits, double sq_sum, int nonzeros, int beta, int* spread) {
   const float mx = __uint_as_float(max_bits);
-  if (!(mx <= 3.402823466e38f)) return kNonFinite;
+  if (!(mx <= 3.402823466e38f)) {
+    if (spread != nullptr) atomicOr(spread, kNonFiniteFlag);
+    return kNonFinite;
+  }
   if (!(mx > 0.0f)) return 0;
   int e;
   frexpf(mx, &e);
   if (spread != nullptr)
-    if (const int b = spread_bits(double(mx), nonzeros, sq_sum); b > 0) atomicMax(spread, b);
+    if (const int b = spread_bits(double(mx), nonzeros, sq_sum); b > 0) atomicOr(spread, 1 << b);
   return beta - e;
 }
-// The scale exponents of every line; *spread becomes the largest spread_bits() of any row or column.
+// The scale exponents of every line; *spread gathers every row's and column's spread_bits() (spread_of).
 static __global__ void finish_scales(int64_t count, Stats st, int beta, int* __restrict__ shift, int* __restrict__ spread) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
     shift[i] = scale_of(st.max_bits[i], st.sq_sum[i], st.nonzeros[i], beta, spread);

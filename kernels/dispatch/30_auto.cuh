@@ -32,6 +32,7 @@
 #include "common/common.cuh"
 #include "common/launch.cuh"
 #include "dispatch/model.hpp"
+#include "dispatch/tensor.hpp"
 #include "dispatch/tiles.hpp"
 #include "ffma/17_any_layout.hpp"
 
@@ -114,8 +115,16 @@ std::string tile() { return "capstone " + pipelined_tile_text<Capstone>() + ", f
 // aligned pointer; sizes beyond 32-bit index math are the one limit they share with rung 17.
 bool supports(const GemmArgs& a, std::string* why) { return fits_int32(a, why); }
 
+// The tensor path where it takes the call (dispatch/tensor.hpp), else, or where the inputs or the
+// workspace turn it back before C is written, the CUDA-core candidate the model picks.
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return launch_candidate(int(choose(a, false)), a, stream, why);
+  const auto [c, ns] = choose_ns(a, false);
+  if (tensor::declined(a, stream, ns).empty()) {
+    const Status s = tensor::run(a, stream, why);
+    if (s != Status::kUnsupported && s != Status::kOutOfMemory) return s;
+    cudaGetLastError();  // a failed allocation leaves its error behind: not the CUDA cores'
+  }
+  return launch_candidate(int(c), a, stream, why);
 }
 
 }  // namespace sgemm::rung30

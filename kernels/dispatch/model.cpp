@@ -3,6 +3,7 @@
 // plumbing of the rung's launches. Host code only; the kernels and their launches are the rung's
 // (kernels/dispatch/30_auto.cuh).
 #include "dispatch/model.hpp"
+#include "dispatch/tensor.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -427,12 +428,16 @@ double predict_ns(int c, const GemmArgs& a) { return predict_ns(c, a, device_con
 // Remembered per device and per everything the model reads (sizes, leading dimensions, which
 // operands are 16-byte aligned, beta == 0, the layouts, the batch and its strides' alignment): the
 // model evaluates every candidate's plan, host time that a short GEMV must not pay at every call.
-size_t choose(const GemmArgs& a, bool direct_only) {
+std::pair<size_t, double> choose_ns(const GemmArgs& a, bool direct_only) {
   using Key = std::array<int64_t, 10>;
   static std::mutex mutex;
-  static std::map<Key, size_t> cache;
+  static std::map<Key, std::pair<size_t, double>> cache;
+  auto pick = [&] {
+    const size_t c = choose(a, direct_only, current_device(), device_constants());
+    return std::pair<size_t, double>{c, predict_ns(int(c), a)};
+  };
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return choose(a, direct_only, current_device(), device_constants());
+  if (cudaGetDevice(&device) != cudaSuccess) return pick();
   auto aligned = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p) % 16 == 0); };
   const Key key{a.M, a.N, a.K, a.lda, a.ldb, a.ldc,
                 aligned(a.A) | aligned(a.B) << 1 | aligned(a.C) << 2 | int64_t(a.beta == 0) << 3 |
@@ -443,12 +448,13 @@ size_t choose(const GemmArgs& a, bool direct_only) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  const size_t c = choose(a, direct_only, current_device(), device_constants());
+  const std::pair<size_t, double> c = pick();
   const std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= 4096) cache.clear();  // bounded: a long-running caller with ever new shapes
   cache.emplace(key, c);
   return c;
 }
+size_t choose(const GemmArgs& a, bool direct_only) { return choose_ns(a, direct_only).first; }
 
 const char* choice(const GemmArgs& a) {
   static const std::vector<std::string> repacked = [] {
@@ -456,12 +462,17 @@ const char* choice(const GemmArgs& a) {
     for (const Candidate& c : kCandidateList) names.push_back(std::string("repack+") + c.name);
     return names;
   }();
-  const size_t c = choose(a, false);
+  const auto [c, ns] = choose_ns(a, false);
+  if (tensor::declined(a, nullptr, ns).empty()) return kTensorName;
   if (kCandidateList[c].kind != Kind::kRepack) return kCandidateList[c].name;
   return repacked[size_t(model_terms(int(c), a).inner)].c_str();
 }
 
-double predicted_ns(const GemmArgs& a) { return predict_ns(int(choose(a, false)), a); }
+double predicted_ns(const GemmArgs& a) {
+  const double ns = choose_ns(a, false).second;
+  double tensorNs = 0;
+  return tensor::declined(a, nullptr, ns, &tensorNs).empty() ? tensorNs : ns;
+}
 
 int candidate_count() { return int(kCandidates); }
 const char* candidate_name(int c) { return kCandidateList[size_t(c)].name; }

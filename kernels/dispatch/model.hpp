@@ -255,8 +255,14 @@ Terms model_terms(int c, const GemmArgs& a);
 double predict_ns(int c, const GemmArgs& a);
 double predict_ns(int c, const GemmArgs& a, const Constants& k);
 size_t choose(const GemmArgs& a, bool direct_only);
-const char* choice(const GemmArgs& a);  // the candidate's name, "repack+<name>" for repack
-double predicted_ns(const GemmArgs& a);  // the model's time for the candidate it picks
+// The same with the prediction for the candidate it picks (remembered with it).
+std::pair<size_t, double> choose_ns(const GemmArgs& a, bool direct_only);
+// What the rung runs on the default stream (dispatch/tensor.hpp): kTensorName where the tensor path
+// takes the call, else the CUDA-core candidate's name, "repack+<name>" for repack; and the model's
+// time for it. Inputs that the scheme refuses run on that CUDA-core candidate instead.
+inline constexpr const char* kTensorName = "ozaki";
+const char* choice(const GemmArgs& a);
+double predicted_ns(const GemmArgs& a);
 
 int candidate_count();
 const char* candidate_name(int c);

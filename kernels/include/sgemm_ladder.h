@@ -117,6 +117,26 @@ typedef struct sgemm_ladder_kernel_desc {
  * SGEMM_LADDER_ERR_NULL_POINTER. */
 int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder_kernel_desc* out);
 
+/* Added in 0.4.0: the dispatch rung's tensor path. The dispatch rung (the "auto" kernel) runs rung
+ * 32's Ozaki scheme (INT8 tensor cores, FP32-accurate by the contract in docs/design.md) where its
+ * model predicts it faster than the CUDA cores, on compute capability 9.0 with an sm_90a build; else,
+ * and for inputs the scheme turns back (a NaN or an Inf, a row or column too wide), its FFMA kernels.
+ * Both switches below keep it on the FFMA kernels: bitwise the results of those kernels, the same for
+ * every batch. */
+
+/* OR-ed into a kernel id: this one call keeps to the CUDA cores (only the dispatch rung has another path). */
+#define SGEMM_LADDER_CUDA_CORES 0x10000
+
+/* The process-wide switch: on (1) unless the environment's SGEMM_LADDER_TENSOR_CORES is 0, off or
+ * false. Returns the setting before the call. */
+int sgemm_ladder_set_tensor_cores(int on);
+int sgemm_ladder_tensor_cores(void);
+
+/* The most workspace one call's tensor path may take, in bytes (default 2 GiB, or the environment's
+ * SGEMM_LADDER_TENSOR_WORKSPACE_MB); a call that needs more runs on the CUDA cores. bytes < 0 only
+ * asks. Returns the budget before the call. */
+int64_t sgemm_ladder_set_tensor_workspace(int64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -423,6 +423,7 @@ sgemm_32_fused_prepass(int L, int K, const float* __restrict__ X, int ld, int ch
 #include <cstdint>
 #include <cmath>
 #include "common/launch.hpp"
+#include "tensor/32_fused_prepass.hpp"
 
 namespace sgemm::rung32 {
 
@@ -562,12 +563,62 @@ Status plan_and_residues(const GemmArgs& a, void* ws, signed char* res, int64_t 
   });
   if (s != Status::kOk || forced) return s;
   int spread = 0;
-  if (s = ozaki::read_spread(*sc, stream, &spread); s != Status::kOk) return s;
+  if (s = ozaki::read_spread(*sc, stream, &spread, why); s != Status::kOk) return s;
   if (s = ozaki::plan_for_spread(a, spread, plan, why); s != Status::kOk || plan->moduli == first.moduli) return s;
   s = ozaki::raise_all_scales(a, *sc, plan->beta - first.beta, stream);
   return s != Status::kOk ? s : two_passes();
 }
 #endif
+
+// Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B,
+// then the product's residues (n bytes per output of the padded C), each with room for
+// kMaxModuli (n is known once the inputs' spread is), then the units' counter. SIZE_MAX where a
+// byte count would pass 64 bits.
+namespace {
+struct Bytes {
+  size_t stats = 0, residues = 0, scratch = 0, total = SIZE_MAX;
+};
+Bytes workspace_bytes(const GemmArgs& a, int64_t Mp, int64_t Np, int64_t Kp) {
+  Bytes b;
+  constexpr int64_t kMaxBytes = INT64_MAX / 2;  // no byte count below, nor their sum, passes 64 bits
+  if (Mp + Np > kMaxBytes / ozaki::kMaxModuli / Kp || Mp > kMaxBytes / ozaki::kMaxModuli / Np) return b;
+  b.stats = ceil_div64(int64_t(ozaki::stats_bytes(a.M, a.N)), kSwizzleAtomBytes) * kSwizzleAtomBytes;
+  b.residues = size_t(ozaki::kMaxModuli * (Mp + Np) * Kp);
+  b.scratch = size_t(ozaki::kMaxModuli * Mp * Np);
+  b.total = b.stats + b.residues + b.scratch + sizeof(unsigned long long);
+  return b;
+}
+}  // namespace
+
+Footprint footprint(const GemmArgs& a) {
+  Footprint f;
+  f.Mp = ceil_div64(a.M, kBM) * kBM;
+  f.Np = ceil_div64(a.N, kBN) * kBN;
+  f.Kp = ceil_div64(a.K, kBK) * kBK;
+  f.narrow = ozaki::narrow(a);
+  // As plan_and_residues starts: a forced count, else every modulus for a narrow product, else plan(K)'s.
+  const int planned = ozaki_moduli() == 0 && f.narrow ? ozaki::kMaxModuli : ozaki::least_plan(a.K).moduli;
+  f.moduli = std::max(planned, kFewestModuli);
+  f.slabs = f.Kp / kBK;
+  f.units = int64_t(f.moduli) * (f.Mp / kBM) * (f.Np / kBN);
+  f.workspace = workspace_bytes(a, f.Mp, f.Np, f.Kp).total;
+  return f;
+}
+
+bool available() {
+#ifndef SGEMM_SM90A_BUILT
+  return false;
+#else
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return major == 9 && minor == 0;
+#endif
+}
 
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #ifndef SGEMM_SM90A_BUILT
@@ -577,16 +628,10 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
   if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
-  // Workspace: the scales' statistics, then the residues [n][Mp][Kp] of A and [n][Np][Kp] of B,
-  // then the product's residues (n bytes per output of the padded C), each with room for
-  // kMaxModuli (n is known once the inputs' spread is), then the units' counter.
   const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
-  const size_t statBytes = ceil_div64(int64_t(ozaki::stats_bytes(a.M, a.N)), kSwizzleAtomBytes) * kSwizzleAtomBytes;
-  constexpr int64_t kMaxBytes = INT64_MAX / 2;  // no byte count below, nor their sum, passes 64 bits
-  if (Mp + Np > kMaxBytes / ozaki::kMaxModuli / Kp || Mp > kMaxBytes / ozaki::kMaxModuli / Np)
-    return Status::kOutOfMemory;
-  const size_t resBytes = size_t(ozaki::kMaxModuli * (Mp + Np) * Kp), scratchBytes = size_t(ozaki::kMaxModuli * Mp * Np);
-  const size_t bytes = statBytes + resBytes + scratchBytes + sizeof(unsigned long long);
+  const Bytes b = workspace_bytes(a, Mp, Np, Kp);
+  if (b.total == SIZE_MAX) return Status::kOutOfMemory;
+  const size_t statBytes = b.stats, resBytes = b.residues, scratchBytes = b.scratch, bytes = b.total;
   void* ws = nullptr;
   if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
   ozaki::Scales sc;

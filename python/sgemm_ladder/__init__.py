@@ -19,7 +19,8 @@ import importlib.util
 import re
 
 from . import cupy_ops, library
-from .library import LadderArgumentError, LadderError, LibraryNotFoundError, Rung, rungs
+from .library import (LadderArgumentError, LadderError, LibraryNotFoundError, Rung, rungs, set_tensor_cores,
+                      set_tensor_workspace, tensor_cores)
 
 if importlib.util.find_spec("torch") is not None:
     from . import nn, torch_ops
@@ -27,7 +28,8 @@ else:
     torch_ops = nn = None
 
 __all__ = ["LadderArgumentError", "LadderError", "LibraryNotFoundError", "Rung", "__version__",
-           "gemm", "mm", "nn", "rungs"]
+           "cuda_cores_only", "gemm", "mm", "nn", "rungs", "set_tensor_cores", "set_tensor_workspace",
+           "tensor_cores"]
 
 
 def _version() -> str:
@@ -65,7 +67,7 @@ def _refuse_host_array(x, name: str) -> None:
 
 def _rung_text(rung) -> str:
     if isinstance(rung, bool) or not isinstance(rung, (int, str)):
-        raise LadderArgumentError(f"rung must be an id, a slug or 'auto', got {rung!r}")
+        raise LadderArgumentError(f"rung must be an id, a slug, 'auto' or 'auto_cuda_cores', got {rung!r}")
     return str(rung)
 
 
@@ -76,8 +78,10 @@ def mm(a, b, *, rung="auto", alpha=1.0, beta=0.0, out=None):
     torch tensors or all CuPy arrays or all of another DLPack-speaking kind; either may be a batch
     (3-D), and out is then (batch x M x N). Transposed views are read in place. Without ``out`` the
     result is a new array of a's kind (and beta must be 0); with it, ``out`` is written and
-    returned. ``rung``: an id (7), a slug ("07_bank_conflict_free") or "auto" (see
-    library.find_rung). The work runs on the framework's current stream, asynchronously.
+    returned. ``rung``: an id (7), a slug ("07_bank_conflict_free"), "auto" (the dispatch rung:
+    FP32-accurate, on the tensor cores where that is faster, see set_tensor_cores) or
+    "auto_cuda_cores" (the dispatch rung's CUDA-core kernels alone); see library.find_rung. The
+    work runs on the framework's current stream, asynchronously.
 
     Raises LadderArgumentError (a ValueError) for bad arguments before any GPU work, and
     LadderError with the library's status text and detail when the library refuses, e.g. a rung
@@ -120,3 +124,16 @@ def gemm(a, b, bias=None, *, transa=False, transb=False, rung="auto", alpha=1.0)
     for x, name in ((a, "a"), (b, "b"), (bias, "bias")):
         _refuse_host_array(x, name)
     raise LadderArgumentError(f"a is a {type(a).__name__}: sgemm_ladder.gemm takes torch tensors and CuPy arrays")
+
+
+class cuda_cores_only:
+    """``with sgemm_ladder.cuda_cores_only():`` every "auto" call of the process keeps to the CUDA
+    cores inside the block (the process-wide switch, set_tensor_cores, set back after it)."""
+
+    def __enter__(self):
+        self._before = set_tensor_cores(False)
+        return self
+
+    def __exit__(self, *exc):
+        set_tensor_cores(self._before)
+        return False

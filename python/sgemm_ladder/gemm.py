@@ -325,9 +325,9 @@ def gemm(api: ArrayAPI, a, b, out, rung, alpha: float, beta: float, bias=None, t
             T = api.describe(target, "out")
             stream = api.current_stream(a)
             if p.plain and V is None:
-                library.run(chosen.id, p.m, p.n, p.k, alpha, A.ptr, p.lda, B.ptr, p.ldb, beta, T.ptr, p.ldc, stream)
+                library.run(chosen.call_id, p.m, p.n, p.k, alpha, A.ptr, p.lda, B.ptr, p.ldb, beta, T.ptr, p.ldc, stream)
             else:
-                library.gemm(chosen.id, p.transa, p.transb, p.m, p.n, p.k, alpha, A.ptr, p.lda, p.stride_a,
+                library.gemm(chosen.call_id, p.transa, p.transb, p.m, p.n, p.k, alpha, A.ptr, p.lda, p.stride_a,
                              B.ptr, p.ldb, p.stride_b, beta, T.ptr, p.ldc, p.stride_c,
                              V.ptr if V is not None else 0, p.batch, stream)
         if target is not result:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Union
@@ -43,6 +43,10 @@ TAKES_BIAS = 4
 AUTO = "auto"
 DISPATCH_TRACK = "dispatch"  # a rung that picks among the others per shape: "auto" prefers it,
 # else "auto" is the capstone (the registry's rung with Rung.capstone set)
+# "auto" kept to the CUDA cores for the call: the dispatch rung with the C ABI's SGEMM_LADDER_CUDA_CORES
+# flag (its FFMA kernels only: bitwise those kernels' results, the same for every batch).
+AUTO_CUDA_CORES = "auto_cuda_cores"
+CUDA_CORES = 0x10000
 
 
 class LadderError(RuntimeError):
@@ -93,9 +97,13 @@ SIGNATURES = {
     "sgemm_ladder_kernel_id": (ctypes.c_int, [ctypes.c_int]),
     "sgemm_ladder_kernel_name": (_str, [ctypes.c_int]),
     "sgemm_ladder_kernel_describe": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_KernelDesc)]),
+    "sgemm_ladder_set_tensor_cores": (ctypes.c_int, [ctypes.c_int]),
+    "sgemm_ladder_tensor_cores": (ctypes.c_int, []),
+    "sgemm_ladder_set_tensor_workspace": (_i64, [_i64]),
 }
 # Functions a library of an older version lacks (it loads all the same; see ``gemm``).
-ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0"}
+ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0", "sgemm_ladder_set_tensor_cores": "0.4.0",
+               "sgemm_ladder_tensor_cores": "0.4.0", "sgemm_ladder_set_tensor_workspace": "0.4.0"}
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,12 @@ class Rung:
     tile: str            # its tile parameters
     capstone: bool = False  # the one rung the CUDA-core track leads up to (the registry says which)
     takes: int = 0  # TAKES_* bits: what its kernel does itself in the general entry (0 from older libraries)
+    call_flags: int = 0  # OR-ed into the id of a call (CUDA_CORES for AUTO_CUDA_CORES)
+
+    @property
+    def call_id(self) -> int:
+        """The kernel id a call passes: the id with its call flags."""
+        return self.id | self.call_flags
 
 
 def library_path() -> Path:
@@ -226,6 +240,11 @@ def find_rung(rung: Union[int, str]) -> Rung:
     """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free") or "auto": the dispatch
     rung when the registry has one, else the capstone."""
     table = _registry()
+    if rung == AUTO_CUDA_CORES:
+        dispatch = [r for r in table if r.track == DISPATCH_TRACK]
+        if dispatch:
+            return replace(dispatch[-1], call_flags=CUDA_CORES)
+        rung = AUTO  # no dispatch rung: the capstone, which is all CUDA cores
     if rung == AUTO:
         dispatch = [r for r in table if r.track == DISPATCH_TRACK]
         chosen = dispatch[-1] if dispatch else capstone()
@@ -236,7 +255,7 @@ def find_rung(rung: Union[int, str]) -> Rung:
         if key in (r.id, r.slug):
             return r
     known = ", ".join(f"{r.id} ({r.slug})" for r in table)
-    raise error(ERR_UNKNOWN_KERNEL, f"rung {rung!r}", f"the rungs are {known}, or {AUTO!r}")
+    raise error(ERR_UNKNOWN_KERNEL, f"rung {rung!r}", f"the rungs are {known}, or {AUTO!r} or {AUTO_CUDA_CORES!r}")
 
 
 def run(rung_id: int, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,
@@ -264,3 +283,32 @@ def gemm(rung_id: int, transa: str, transb: str, m: int, n: int, k: int, alpha: 
     if status != OK:
         raise error(status, f"sgemm_ladder_gemm(rung {rung_id}, {transa}{transb}, M={m}, N={n}, K={k}, "
                             f"batch={batch})")
+
+
+def _needs(name: str) -> None:
+    if not has(name):
+        raise LadderError(f"{library_path()} is older than {ADDED_LATER[name]} and has no {name}: reinstall the package")
+
+
+def set_tensor_cores(on: bool) -> bool:
+    """The process-wide switch of the dispatch rung's tensor path ("auto" may run rung 32's Ozaki
+    scheme where it is faster); returns the setting before. Off: "auto" keeps to the CUDA cores,
+    as ``rung="auto_cuda_cores"`` does for one call. The environment's SGEMM_LADDER_TENSOR_CORES=0
+    starts the process with it off."""
+    _needs("sgemm_ladder_set_tensor_cores")
+    return bool(load().sgemm_ladder_set_tensor_cores(1 if on else 0))
+
+
+def tensor_cores() -> bool:
+    """Whether the dispatch rung's tensor path is switched on (set_tensor_cores)."""
+    _needs("sgemm_ladder_tensor_cores")
+    return bool(load().sgemm_ladder_tensor_cores())
+
+
+def set_tensor_workspace(nbytes: Optional[int]) -> int:
+    """The most workspace one call's tensor path may take (default 2 GiB, or the environment's
+    SGEMM_LADDER_TENSOR_WORKSPACE_MB); None only asks. Returns the budget before, in bytes."""
+    _needs("sgemm_ladder_set_tensor_workspace")
+    if nbytes is not None and nbytes < 0:
+        raise LadderArgumentError(f"a workspace budget of {nbytes} bytes: give 0 or more")
+    return int(load().sgemm_ladder_set_tensor_workspace(-1 if nbytes is None else int(nbytes)))

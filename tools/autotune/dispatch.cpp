@@ -94,8 +94,10 @@ nlohmann::json point_json(const Point& p) {
           {"move_bytes", p.terms.moveBytes}, {"gemv_bytes", p.terms.gemvBytes}, {"restream_mb", p.terms.restreamMB}};
 }
 
+}  // namespace
+
 // The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
-std::vector<double> solve(std::vector<std::vector<double>> m, std::vector<double> b) {
+std::vector<double> solve_linear(std::vector<std::vector<double>> m, std::vector<double> b) {
   const size_t n = b.size();
   for (size_t c = 0; c < n; ++c) {
     size_t pivot = c;
@@ -119,7 +121,6 @@ std::vector<double> solve(std::vector<std::vector<double>> m, std::vector<double
   return x;
 }
 
-}  // namespace
 
 int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
                        cudaStream_t stream) {
@@ -192,7 +193,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
       ns.push_back(p.ns);
       points.push_back(point_json(p));
     }
-    const std::vector<double> x = solve(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns, tile_ns
+    const std::vector<double> x = solve_linear(m, ns);  // slab_ns, launch_ns, fixup_ns, share * slab_ns, unit_ns, tile_ns
     const double share = x[3] / x[0];
     rung30::Cost& cost = k.costs[size_t(c)];
     cost = {x[0], std::max(0.0, x[1]), std::max(0.0, x[2]), share, x[4]};

@@ -21,6 +21,14 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
 
 // For each shape: every candidate's predicted time (the build's constants, scaled to this GPU)
 // beside its measured median, and the one the model picks: where the model is wrong, and by how much.
+// Rung 32's times on problems that move each term of the dispatch rung's tensor-path model
+// (dispatch/tensor.hpp), its constants fitted to them, written as kernels/tuned/tensor_sm_90.cuh.
+int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
+                     cudaStream_t stream);
+
+// The x of m x = b (Gaussian elimination with partial pivoting; m square, not singular).
+std::vector<double> solve_linear(std::vector<std::vector<double>> m, std::vector<double> b);
+
 int explain_dispatch(const harness::DeviceInfo& dev, const std::vector<harness::Shape>& shapes, cudaStream_t stream);
 
 }  // namespace sgemm::autotune

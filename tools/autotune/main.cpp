@@ -185,6 +185,10 @@ int main(int argc, char** argv) {
   app.add_flag("--dispatch", dispatch,
                "measure the dispatch rung's model constants instead and write kernels/tuned/dispatch_sm_<arch>.cuh "
                "(or --out; --json for the measurements)");
+  bool dispatch_tensor = false;
+  app.add_flag("--dispatch-tensor", dispatch_tensor,
+               "measure the dispatch rung's tensor-path constants (rung 32's times; an sm_90a build on an H100 "
+               "or H200) and write kernels/tuned/tensor_sm_90.cuh (or --out; --json for the measurements)");
   std::string explain, explain_suite = "workloads";
   CLI::Option* explain_opt = app.add_option("--dispatch-explain", explain,
                  "for each shape (comma-separated: MxNxK, the name of a line of --dispatch-suite with its leading "
@@ -227,6 +231,10 @@ int main(int argc, char** argv) {
     SGEMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (explain_opt->count() > 0)
       return explain_dispatch(dev, harness::resolve_shape_list(explain, explain_suite), stream);
+    if (dispatch_tensor) {
+      std::printf("sgemm_autotune --dispatch-tensor on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
+      return calibrate_tensor(dev, out.empty() ? kernels_dir + "/tuned/tensor_sm_90.cuh" : out, json, stream);
+    }
     if (dispatch) {
       std::printf("sgemm_autotune --dispatch on %s (%s, %d SMs)\n", dev.name.c_str(), arch.c_str(), dev.sm_count);
       return calibrate_dispatch(dev, out.empty() ? kernels_dir + "/tuned/dispatch_" + arch + ".cuh" : out, json,

@@ -345,11 +345,14 @@ int resolve_rung(const std::string& rung) {
     desc = sgemm_ladder_kernel_desc{};
     if (sgemm_ladder_kernel_describe(sgemm_ladder_kernel_id(i), &desc) == SGEMM_LADDER_OK) table.push_back(desc);
   }
-  if (rung == "auto") {
+  // "auto_cuda_cores": the dispatch rung kept to its CUDA-core kernels for the call (the C ABI's
+  // SGEMM_LADDER_CUDA_CORES flag); without a dispatch rung, the capstone, all CUDA cores.
+  if (rung == "auto" || rung == "auto_cuda_cores") {
     const sgemm_ladder_kernel_desc* chosen = nullptr;
     for (const auto& d : table) {
       if (std::string_view(d.track) == "dispatch") chosen = &d;
     }
+    if (chosen != nullptr && rung == "auto_cuda_cores") return chosen->id | SGEMM_LADDER_CUDA_CORES;
     if (chosen == nullptr) {
       for (const auto& d : table) {
         if (d.capstone) chosen = &d;
@@ -364,7 +367,7 @@ int resolve_rung(const std::string& rung) {
   std::string known;
   for (size_t i = 0; i < table.size(); ++i) known += cat(i ? ", " : "", table[i].id, " (", table[i].slug, ")");
   TORCH_CHECK_VALUE(false, cat("rung ", py_repr(rung), ": ", status_text(SGEMM_LADDER_ERR_UNKNOWN_KERNEL),
-                    ": the rungs are ", known, ", or 'auto'"));
+                    ": the rungs are ", known, ", or 'auto' or 'auto_cuda_cores'"));
   return -1;
 }
 
