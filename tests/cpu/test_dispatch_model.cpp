@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "dispatch/model.hpp"
+#include "dispatch/tensor.hpp"
 #include "ffma/17_any_layout.hpp"
 
 namespace {
@@ -344,6 +345,43 @@ TEST(DispatchModelOnCpu, GemvTSplitKeepsWalksLongAndL2ReadsBounded) {
   EXPECT_EQ(gemv_t_split(4096, true, 1, 1, kWarps), 4);
   EXPECT_EQ(gemv_t_split(1024, true, 16, 4, kWarps), 1);
   EXPECT_EQ(gemv_t_split(4096, false, 1, 1, kWarps), 8);
+}
+
+
+// The tensor path's model (dispatch/tensor.hpp): units in waves of one per SM, the pre-pass's bytes
+// (A and B read, eight-bit residues of the padded operands written per modulus), the rebuild's (the
+// product's residues read, C written, read again for beta, twice more for the bias pass).
+TEST(DispatchTensorModelOnCpu, TermsAndPrediction) {
+  sgemm::GemmArgs a{1000, 3000, 500};
+  sgemm::rung32::Footprint f;
+  f.moduli = 7;
+  f.Mp = 1024, f.Np = 3072, f.Kp = 512;
+  f.units = 7 * 8 * 12;
+  f.slabs = 4;
+  const tensor::Terms t = tensor::terms(a, f, 132);
+  EXPECT_DOUBLE_EQ(t.waves, 6.0);  // 672 units over 132 SMs
+  EXPECT_DOUBLE_EQ(t.slabs, 24.0);
+  EXPECT_DOUBLE_EQ(t.prepassBytes, 4.0 * 4000 * 500 + 7.0 * 4096 * 512);
+  EXPECT_DOUBLE_EQ(t.rebuildBytes, 7.0 * 1024 * 3072 + 4.0 * 1000 * 3000);
+  a.beta = 1.0f;
+  float bias = 0;
+  a.bias = &bias;
+  EXPECT_DOUBLE_EQ(tensor::terms(a, f, 132).rebuildBytes, 7.0 * 1024 * 3072 + 16.0 * 1000 * 3000);
+  const tensor::Cost c{1000, 500, 100, 0.001, 0.002};
+  EXPECT_DOUBLE_EQ(tensor::predict_ns(t, c),
+                   1000 + 24 * 500 + 6 * 100 + 0.001 * t.prepassBytes + 0.002 * t.rebuildBytes);
+}
+
+// Without a GPU that runs rung 32 the path declines every call, and says why; the switches are
+// read and set back.
+TEST(DispatchTensorModelOnCpu, DeclinesWithoutRung32AndSwitches) {
+  const sgemm::GemmArgs a{8192, 8192, 8192};
+  if (!sgemm::rung32::available()) EXPECT_FALSE(tensor::declined(a, nullptr, 1e12).empty());
+  const bool before = tensor::enabled();
+  tensor::set_enabled(!before);
+  EXPECT_EQ(tensor::enabled(), !before);
+  tensor::set_enabled(before);
+  EXPECT_GE(tensor::workspace_budget(), size_t(1) << 20);
 }
 
 }  // namespace

@@ -96,6 +96,19 @@ TEST(OzakiSpread, BitsFollowTheLargestMagnitudeOverTheRms) {
   EXPECT_EQ(sgemm::ozaki::spread_bits(1e30, 1 << 20, 1e30 * 1e30), sgemm::ozaki::kMaxSpread + 1) << "wide";
 }
 
+// The pre-pass or-s every line's spread bit and a flag for a NaN or an Inf into one word: the spread
+// is its largest bit, and neither fact hides the other.
+TEST(Ozaki, SpreadWordKeepsTheLargestBitAndTheNonFiniteFlag) {
+  using sgemm::ozaki::kNonFiniteFlag;
+  using sgemm::ozaki::spread_of;
+  EXPECT_EQ(spread_of(0), 0);
+  EXPECT_EQ(spread_of(1 << 3), 3);
+  EXPECT_EQ(spread_of(1 << 2 | 1 << 7 | 1 << 1), 7);
+  EXPECT_EQ(spread_of(1 << (sgemm::ozaki::kMaxSpread + 1)), sgemm::ozaki::kMaxSpread + 1) << "wide";
+  EXPECT_EQ(spread_of(kNonFiniteFlag | 1 << 5), 5) << "an Inf elsewhere does not hide a line's spread";
+  EXPECT_EQ(spread_of(kNonFiniteFlag), 0);
+}
+
 // The split keeps every product and partial sum exact: the weights' high parts have few enough
 // bits that 8 * 128 times any of them stays on the 2^kCrtSplit grid below 2^75.
 TEST(OzakiRebuild, SplitWeightsAreExact) {

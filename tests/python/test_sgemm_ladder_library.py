@@ -156,6 +156,35 @@ def test_auto_is_the_dispatch_rung_else_the_capstone(rungs, monkeypatch):
     assert library.find_rung("auto") == added
 
 
+def test_auto_cuda_cores_is_the_dispatch_rung_with_the_flag(rungs, monkeypatch):
+    dispatch = [r for r in rungs if r.track == library.DISPATCH_TRACK]
+    kept = library.find_rung(library.AUTO_CUDA_CORES)
+    if dispatch:
+        assert kept.id == dispatch[-1].id and kept.call_id == dispatch[-1].id | library.CUDA_CORES
+        assert library.find_rung("auto").call_id == dispatch[-1].id, "plain auto carries no flag"
+    monkeypatch.setattr(library, "_registry", lambda: tuple(r for r in rungs if r not in dispatch))
+    assert library.find_rung(library.AUTO_CUDA_CORES) == library.capstone(), "no dispatch rung: all CUDA cores"
+
+
+def test_tensor_switches_set_and_restore():
+    before = sgemm_ladder.set_tensor_cores(False)
+    try:
+        assert sgemm_ladder.tensor_cores() is False
+        with sgemm_ladder.cuda_cores_only():
+            assert sgemm_ladder.tensor_cores() is False
+        sgemm_ladder.set_tensor_cores(True)
+        with sgemm_ladder.cuda_cores_only():
+            assert sgemm_ladder.tensor_cores() is False
+        assert sgemm_ladder.tensor_cores() is True
+    finally:
+        sgemm_ladder.set_tensor_cores(before)
+    budget = sgemm_ladder.set_tensor_workspace(None)
+    assert budget >= 1 << 20
+    assert sgemm_ladder.set_tensor_workspace(budget) == budget
+    with pytest.raises(sgemm_ladder.LadderArgumentError):
+        sgemm_ladder.set_tensor_workspace(-1)
+
+
 def test_library_path_prefers_the_environment_in_a_checkout(tmp_path, monkeypatch):
     if (library.PACKAGE_DIR / library.LIB_NAME).is_file():
         pytest.skip("an installed package uses its own library")
