@@ -96,7 +96,7 @@ def test_rungs_are_immutable_records(rungs):
         rungs[0].slug = "changed"
     assert [f.name for f in dataclasses.fields(sgemm_ladder.Rung)] == [
         "id", "slug", "track", "builds_on", "title", "lesson", "fp32_accurate", "source", "arch",
-        "kernel", "tile", "capstone", "takes"]
+        "kernel", "tile", "capstone", "takes", "call_flags"]
     mine = sgemm_ladder.rungs()
     mine.clear()  # a fresh list each call: changing it changes no one else's
     assert sgemm_ladder.rungs() == rungs
