@@ -481,10 +481,12 @@ def relative_error(x, ref) -> float:
 
 
 def measure_accuracy(torch, s: Settings, models: dict) -> list[dict]:
-    """Logits and the gradients of every parameter against the FP64 model, for both models."""
+    """Logits and the gradients of every parameter against the FP64 model, for both models, at the
+    training step's timed shape (--train BATCHxTOKENS, the prefill's by default): the products the
+    timed passes run, on whichever kernels "auto" picks for them."""
     reference = copy.deepcopy(models["torch"]).double()
     gen = torch.Generator(device="cuda").manual_seed(s.seed + 1)
-    ids = torch.randint(0, reference.config.vocab_size, (2, min(128, s.train[1])), device="cuda", generator=gen)
+    ids = torch.randint(0, reference.config.vocab_size, tuple(s.train), device="cuda", generator=gen)
     outputs = {}
     for name, model in (("fp64", reference), *models.items()):
         model.zero_grad(set_to_none=True)

@@ -139,7 +139,9 @@ std::string declined(const GemmArgs& a, cudaStream_t stream, double cudaNs, doub
   }
   if (capture != cudaStreamCaptureStatusNone) return "the stream is capturing a graph";
   const rung32::Footprint f = rung32::footprint(a);
-  if (f.narrow) return "its tiles do not fill the SMs once";
+  // A product whose tiles do not fill the SMs once takes every modulus and every bit they hold
+  // (ozaki::narrow), more than its K asks; it is offered where its units still fill them.
+  if (f.units < current_device().sms) return "its units (a modulus of a tile each) do not fill the SMs once";
   if (f.workspace > workspace_budget()) return "its workspace is over the budget";
   Cost cost;
   if (!device_cost(&cost)) return "no calibration for this GPU";

@@ -7,7 +7,7 @@
 // When the path is not taken, from the call alone (no host synchronisation): the switches below are
 // off, the device is not compute capability 9.0 or the build has no sm_90a, the call is a batch of
 // more than one product, the stream is capturing a graph (the scheme reads its inputs' spread back
-// before it multiplies), its tiles do not fill the SMs once (ozaki::narrow), its workspace is over
+// before it multiplies), its units (a modulus of a tile each) do not fill the SMs once, its workspace is over
 // the budget, the GPU has no calibration, or the prediction is not kMargin below the CUDA cores'.
 // Once taken, inputs the scheme cannot serve (a row or column too wide for eight moduli, a NaN or an
 // Inf) and a workspace the device cannot hold go to the CUDA-core candidate, before C is written.

@@ -28,11 +28,13 @@ constexpr int kLaunches = 30;  // timed launches per problem: the median of thes
 constexpr int kConstants = 5;  // fixed, slab, unit, pre-pass byte, rebuild byte
 
 // The problems: squares from 1024 to 8192, short and long K, few rows and many columns (a prefill's
-// projections, a vocabulary), and an odd shape, so that every term moves against the others.
+// projections, a vocabulary), large outputs over a short K (where the rebuild's bytes weigh most),
+// and an odd shape, so that every term moves against the others.
 const std::vector<harness::Shape> kShapes = {
     {1024, 1024, 1024},   {2048, 2048, 2048},    {4096, 4096, 4096}, {8192, 8192, 8192},  {4096, 4096, 256},
     {4096, 4096, 16384},  {8192, 8192, 1024},    {512, 4096, 4096},  {2048, 14336, 4096}, {2048, 4096, 14336},
-    {16384, 2048, 512},   {2048, 50257, 768},    {3001, 2999, 997},  {1024, 8192, 8192},
+    {16384, 2048, 512},   {2048, 50257, 768},    {3001, 2999, 997},  {1024, 8192, 8192},  {8192, 8192, 256},
+    {4096, 32768, 512},   {16384, 8192, 384},    {512, 8192, 2048},
 };
 
 struct Point {
