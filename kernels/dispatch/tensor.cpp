@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "api/general.hpp"
+#include "common/launch.hpp"
 #include "common/ozaki_finite.hpp"
 #include "dispatch/model.hpp"
 #include "tuned/tensor.cuh"
@@ -72,12 +73,13 @@ Terms terms(const GemmArgs& a, const rung32::Footprint& f, int sms) {
   const double c = 4.0 * double(a.M) * double(a.N);
   t.rebuildBytes = double(f.moduli) * double(f.Mp) * double(f.Np) + c * (a.beta != 0.0f ? 2 : 1) +
                    (a.bias != nullptr ? 2 * c : 0.0);
+  t.unalignedBytes = vec4_ok(a, nullptr) ? 0.0 : t.prepassBytes + t.rebuildBytes;
   return t;
 }
 
 double predict_ns(const Terms& t, const Cost& c) {
   return c.fixed_ns + t.slabs * c.slab_ns + t.waves * c.unit_ns + t.prepassBytes * c.prepass_ns_per_byte +
-         t.rebuildBytes * c.rebuild_ns_per_byte;
+         t.rebuildBytes * c.rebuild_ns_per_byte + t.unalignedBytes * c.unaligned_ns_per_byte;
 }
 
 bool device_cost(Cost* out) {
@@ -115,7 +117,8 @@ bool device_cost(Cost* out) {
         const double bw = std::strcmp(best->gpu, prop.name) ? best->dramGBps * 1e9 / here.dram_bytes : 1.0;
         const tuned::TensorCost& k = best->cost;
         e.found = true;
-        e.cost = {k.fixed_ns, k.slab_ns, k.unit_ns, k.prepass_ns_per_byte * bw, k.rebuild_ns_per_byte * bw};
+        e.cost = {k.fixed_ns, k.slab_ns, k.unit_ns, k.prepass_ns_per_byte * bw, k.rebuild_ns_per_byte * bw,
+                  k.unaligned_ns_per_byte * bw};
       }
     } else {
       cudaGetLastError();

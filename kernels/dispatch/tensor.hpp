@@ -51,13 +51,15 @@ bool this_thread_allows();
 
 // The model: rung 32's time for `a` with a calibration's costs on a GPU of `sms` SMs.
 struct Cost {
-  double fixed_ns = 0, slab_ns = 0, unit_ns = 0, prepass_ns_per_byte = 0, rebuild_ns_per_byte = 0;
+  double fixed_ns = 0, slab_ns = 0, unit_ns = 0, prepass_ns_per_byte = 0, rebuild_ns_per_byte = 0,
+         unaligned_ns_per_byte = 0;
 };
 struct Terms {
   double waves = 0;          // units a busiest SM runs one after another (one block per SM)
   double slabs = 0;          // their slabs
   double prepassBytes = 0;   // A and B read, their residues written
   double rebuildBytes = 0;   // the product's residues read, C written (and read: beta), the bias pass
+  double unalignedBytes = 0;  // both of those where a row of A, B or C is not 16-byte aligned, else 0
 };
 Terms terms(const GemmArgs& a, const rung32::Footprint& f, int sms);
 double predict_ns(const Terms& t, const Cost& c);

@@ -352,7 +352,8 @@ TEST(DispatchModelOnCpu, GemvTSplitKeepsWalksLongAndL2ReadsBounded) {
 // (A and B read, eight-bit residues of the padded operands written per modulus), the rebuild's (the
 // product's residues read, C written, read again for beta, twice more for the bias pass).
 TEST(DispatchTensorModelOnCpu, TermsAndPrediction) {
-  sgemm::GemmArgs a{1000, 3000, 500};
+  float* p = reinterpret_cast<float*>(uintptr_t{256});  // 16-byte-aligned stand-ins: nothing runs
+  sgemm::GemmArgs a{1000, 3000, 500, 1.0f, p, 500, p, 3000, 0.0f, p, 3000};
   sgemm::rung32::Footprint f;
   f.moduli = 7;
   f.Mp = 1024, f.Np = 3072, f.Kp = 512;
@@ -363,13 +364,19 @@ TEST(DispatchTensorModelOnCpu, TermsAndPrediction) {
   EXPECT_DOUBLE_EQ(t.slabs, 24.0);
   EXPECT_DOUBLE_EQ(t.prepassBytes, 4.0 * 4000 * 500 + 7.0 * 4096 * 512);
   EXPECT_DOUBLE_EQ(t.rebuildBytes, 7.0 * 1024 * 3072 + 4.0 * 1000 * 3000);
+  EXPECT_DOUBLE_EQ(t.unalignedBytes, 0.0);
+  sgemm::GemmArgs odd = a;
+  odd.ldc = 3001;  // C's rows not 16-byte aligned: every byte of both passes is priced again
+  const tensor::Terms u = tensor::terms(odd, f, 132);
+  EXPECT_DOUBLE_EQ(u.unalignedBytes, u.prepassBytes + u.rebuildBytes);
   a.beta = 1.0f;
   float bias = 0;
   a.bias = &bias;
   EXPECT_DOUBLE_EQ(tensor::terms(a, f, 132).rebuildBytes, 7.0 * 1024 * 3072 + 16.0 * 1000 * 3000);
-  const tensor::Cost c{1000, 500, 100, 0.001, 0.002};
+  const tensor::Cost c{1000, 500, 100, 0.001, 0.002, 0.003};
   EXPECT_DOUBLE_EQ(tensor::predict_ns(t, c),
                    1000 + 24 * 500 + 6 * 100 + 0.001 * t.prepassBytes + 0.002 * t.rebuildBytes);
+  EXPECT_DOUBLE_EQ(tensor::predict_ns(u, c) - tensor::predict_ns(t, c), 0.003 * u.unalignedBytes);
 }
 
 // Without a GPU that runs rung 32 the path declines every call, and says why; the switches are

@@ -25,16 +25,17 @@ namespace sgemm::autotune {
 namespace {
 
 constexpr int kLaunches = 30;  // timed launches per problem: the median of these
-constexpr int kConstants = 5;  // fixed, slab, unit, pre-pass byte, rebuild byte
+constexpr int kConstants = 6;  // fixed, slab, unit, pre-pass byte, rebuild byte, unaligned byte
 
 // The problems: squares from 1024 to 8192, short and long K, few rows and many columns (a prefill's
 // projections, a vocabulary), large outputs over a short K (where the rebuild's bytes weigh most),
-// and an odd shape, so that every term moves against the others.
+// and odd shapes (rows not 16-byte aligned), so that every term moves against the others.
 const std::vector<harness::Shape> kShapes = {
     {1024, 1024, 1024},   {2048, 2048, 2048},    {4096, 4096, 4096}, {8192, 8192, 8192},  {4096, 4096, 256},
     {4096, 4096, 16384},  {8192, 8192, 1024},    {512, 4096, 4096},  {2048, 14336, 4096}, {2048, 4096, 14336},
     {16384, 2048, 512},   {2048, 50257, 768},    {3001, 2999, 997},  {1024, 8192, 8192},  {8192, 8192, 256},
-    {4096, 32768, 512},   {16384, 8192, 384},    {512, 8192, 2048},
+    {4096, 32768, 512},   {16384, 8192, 384},    {512, 8192, 2048},   {4097, 4095, 4093},  {2048, 32001, 1024},
+    {8191, 8193, 511},
 };
 
 struct Point {
@@ -44,7 +45,7 @@ struct Point {
 };
 
 std::vector<double> features(const rung30::tensor::Terms& t) {
-  return {1.0, t.slabs, t.waves, t.prepassBytes, t.rebuildBytes};
+  return {1.0, t.slabs, t.waves, t.prepassBytes, t.rebuildBytes, t.unalignedBytes};
 }
 
 // The constants that minimise the sum of squared relative errors, none negative: a constant the
@@ -104,22 +105,24 @@ int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_p
     std::printf("  %-18s %d moduli, %4.0f waves, %10.0f ns\n", spec.shape.str().c_str(), f.moduli, pt.terms.waves, pt.ns);
   }
   const std::vector<double> k = fit(points);
-  const rung30::tensor::Cost cost{k[0], k[1], k[2], k[3], k[4]};
+  const rung30::tensor::Cost cost{k[0], k[1], k[2], k[3], k[4], k[5]};
   double worst = 0;
   for (const Point& p : points) {
     const double predicted = rung30::tensor::predict_ns(p.terms, cost);
     worst = std::max(worst, std::abs(predicted / p.ns - 1));
     j["points"].push_back({{"shape", p.shape.str()}, {"ns", p.ns}, {"predicted_ns", predicted},
                            {"waves", p.terms.waves}, {"slabs", p.terms.slabs}, {"prepass_bytes", p.terms.prepassBytes},
-                           {"rebuild_bytes", p.terms.rebuildBytes}});
+                           {"rebuild_bytes", p.terms.rebuildBytes}, {"unaligned_bytes", p.terms.unalignedBytes}});
     std::printf("  %-18s measured %10.0f ns, predicted %10.0f (%+.1f%%)\n", p.shape.str().c_str(), p.ns, predicted,
                 100 * (predicted / p.ns - 1));
   }
-  std::printf("  fixed %.0f ns, slab %.1f ns, unit %.0f ns, pre-pass %.4f ns/B, rebuild %.4f ns/B; worst error %.1f%%\n",
-              cost.fixed_ns, cost.slab_ns, cost.unit_ns, cost.prepass_ns_per_byte, cost.rebuild_ns_per_byte, 100 * worst);
+  std::printf("  fixed %.0f ns, slab %.1f ns, unit %.0f ns, pre-pass %.3g ns/B, rebuild %.3g ns/B, unaligned %.3g ns/B; "
+              "worst error %.1f%%\n", cost.fixed_ns, cost.slab_ns, cost.unit_ns, cost.prepass_ns_per_byte,
+              cost.rebuild_ns_per_byte, cost.unaligned_ns_per_byte, 100 * worst);
   j["constants"] = {{"fixed_ns", cost.fixed_ns}, {"slab_ns", cost.slab_ns}, {"unit_ns", cost.unit_ns},
                     {"prepass_ns_per_byte", cost.prepass_ns_per_byte},
-                    {"rebuild_ns_per_byte", cost.rebuild_ns_per_byte}, {"worst_relative_error", worst}};
+                    {"rebuild_ns_per_byte", cost.rebuild_ns_per_byte},
+                    {"unaligned_ns_per_byte", cost.unaligned_ns_per_byte}, {"worst_relative_error", worst}};
 
   DeviceRates rates;
   if (device_rates(&rates) != Status::kOk || rates.dram_bytes <= 0) throw std::runtime_error("cannot read the device's peaks");
@@ -132,7 +135,7 @@ int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_p
     int sms;
     tuned::TensorCost cost;
   };
-  std::vector<Entry> entries{{dev.name, date, rates.dram_bytes / 1e9, sms, {k[0], k[1], k[2], k[3], k[4]}}};
+  std::vector<Entry> entries{{dev.name, date, rates.dram_bytes / 1e9, sms, {k[0], k[1], k[2], k[3], k[4], k[5]}}};
   for (const tuned::TensorCalibration& cal : tuned::kTensorCalibrations)  // the others, as this build has them
     if (cal.gpu[0] != '\0' && dev.name != cal.gpu) entries.push_back({cal.gpu, cal.date, cal.dramGBps, cal.sms, cal.cost});
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.gpu < y.gpu; });
@@ -143,7 +146,8 @@ int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_p
     << "constexpr TensorCalibration kTensorCalibrations[] = {\n";
   for (const Entry& e : entries)
     h << "    {\"" << e.gpu << "\", " << e.dramGBps << ", " << e.sms << ", {" << e.cost.fixed_ns << ", " << e.cost.slab_ns
-      << ", " << e.cost.unit_ns << ", " << e.cost.prepass_ns_per_byte << ", " << e.cost.rebuild_ns_per_byte << "}, \""
+      << ", " << e.cost.unit_ns << ", " << e.cost.prepass_ns_per_byte << ", " << e.cost.rebuild_ns_per_byte << ", "
+      << e.cost.unaligned_ns_per_byte << "}, \""
       << e.date << "\"},\n";
   h << "};\n\n}  // namespace sgemm::tuned\n";
   if (!h) throw std::runtime_error("cannot write " + header_path);
