@@ -6,7 +6,7 @@
 namespace sgemm::tuned {
 
 constexpr TensorCalibration kTensorCalibrations[] = {
-    {"NVIDIA H100 80GB HBM3", 3352.32, 132, {40891.4, 605.276, 6934.93, 0.000668817, 0}, "2026-12-06"},
+    {"NVIDIA H100 80GB HBM3", 3352.32, 132, {37516, 590.823, 0, 0.000689627, 0.00106951, 0.000425921}, "2026-12-06"},
 };
 
 }  // namespace sgemm::tuned
