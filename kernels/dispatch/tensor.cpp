@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -102,7 +103,7 @@ bool device_cost(Cost* out) {
     DeviceRates here;
     if (cudaGetDeviceProperties(&prop, device) == cudaSuccess && device_rates(&here) == Status::kOk) {
       const tuned::TensorCalibration* best = nullptr;
-      double bestGap = std::log(1.25);  // a GPU whose DRAM peak is within a quarter of this one's
+      double bestGap = std::numeric_limits<double>::infinity();  // else the GPU of the nearest DRAM peak
       for (const tuned::TensorCalibration& cal : tuned::kTensorCalibrations) {
         if (cal.gpu[0] == '\0') continue;
         if (!std::strcmp(cal.gpu, prop.name)) {
@@ -110,7 +111,7 @@ bool device_cost(Cost* out) {
           break;
         }
         const double gap = std::abs(std::log(here.dram_bytes / (cal.dramGBps * 1e9)));
-        if (gap <= bestGap) best = &cal, bestGap = gap;
+        if (gap < bestGap) best = &cal, bestGap = gap;
       }
       if (best != nullptr) {
         // Bytes scale with the DRAM peak, the INT8 slabs with the SMs' count only through the waves.

@@ -63,8 +63,8 @@ struct Terms {
 };
 Terms terms(const GemmArgs& a, const rung32::Footprint& f, int sms);
 double predict_ns(const Terms& t, const Cost& c);
-// The calibration of the current GPU (by name, else a GPU whose DRAM peak is within a quarter of its
-// own, scaled by the ratio), or false where none is.
+// The calibration of the current GPU (by name, else the one of the nearest DRAM peak, its bytes
+// scaled by the ratio of the peaks), or false where the header has none.
 bool device_cost(Cost* out);
 
 // Why the tensor path does not take this call, before its inputs are read ("" where it does):

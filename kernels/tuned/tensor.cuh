@@ -23,8 +23,8 @@ struct TensorCost {
 
 // One GPU's calibration: the GPU as its driver names it, its DRAM peak (GB per second) and SMs, the
 // costs, the day it was measured. An entry with an empty name stands for none (a table cannot be
-// empty): the dispatch rung offers the tensor path on GPUs with a calibration of their own, or of
-// a GPU whose DRAM peak is within a quarter of theirs.
+// empty). The dispatch rung takes the entry of the GPU it runs on, else the one whose DRAM peak is
+// nearest, its bytes scaled by the ratio of the peaks.
 struct TensorCalibration {
   const char* gpu;
   double dramGBps;
