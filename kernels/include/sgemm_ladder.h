@@ -117,7 +117,7 @@ typedef struct sgemm_ladder_kernel_desc {
  * SGEMM_LADDER_ERR_NULL_POINTER. */
 int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder_kernel_desc* out);
 
-/* Added in 0.4.0: the dispatch rung's tensor path. The dispatch rung (the "auto" kernel) runs rung
+/* Added in 0.3.0: the dispatch rung's tensor path. The dispatch rung (the "auto" kernel) runs rung
  * 32's Ozaki scheme (INT8 tensor cores, FP32-accurate by the contract in docs/design.md) where its
  * model predicts it faster than the CUDA cores, on compute capability 9.0 with an sm_90a build; else,
  * and for inputs the scheme turns back (a NaN or an Inf, a row or column too wide), its FFMA kernels.

@@ -102,8 +102,8 @@ SIGNATURES = {
     "sgemm_ladder_set_tensor_workspace": (_i64, [_i64]),
 }
 # Functions a library of an older version lacks (it loads all the same; see ``gemm``).
-ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0", "sgemm_ladder_set_tensor_cores": "0.4.0",
-               "sgemm_ladder_tensor_cores": "0.4.0", "sgemm_ladder_set_tensor_workspace": "0.4.0"}
+ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0", "sgemm_ladder_set_tensor_cores": "0.3.0",
+               "sgemm_ladder_tensor_cores": "0.3.0", "sgemm_ladder_set_tensor_workspace": "0.3.0"}
 
 
 @dataclass(frozen=True)
