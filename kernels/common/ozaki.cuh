@@ -199,19 +199,24 @@ inline bool narrow(const GemmArgs& a) {
   return ceil_div64(a.M, kNarrowTile) * ceil_div64(a.N, kNarrowTile) < sms;
 }
 
-// The inputs' spread (Scales::spread, spread_of), read back once the work queued before it is done
-// (the stream waits); kUnsupported, with the reason, for a NaN or an Inf under FiniteOnly.
-inline Status read_spread(const Scales& sc, cudaStream_t stream, int* spread, std::string* why) {
-  int word = 0;
-  if (cudaMemcpyAsync(&word, sc.spread, sizeof word, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
-      cudaStreamSynchronize(stream) != cudaSuccess)
-    return launch_status();
+// The inputs' spread from the pre-pass's word (Scales::spread, spread_of); kUnsupported, with the
+// reason, for a NaN or an Inf under FiniteOnly.
+inline Status spread_from_word(int word, int* spread, std::string* why) {
   *spread = spread_of(word);
   if (t_finite_only && (word & kNonFiniteFlag) != 0) {
     if (why) *why = "a row of A or a column of B holds a NaN or an Inf, which the scheme would make a row or column of NaN";
     return Status::kUnsupported;
   }
   return Status::kOk;
+}
+
+// The same, read back once the work queued before it is done (the stream waits).
+inline Status read_spread(const Scales& sc, cudaStream_t stream, int* spread, std::string* why) {
+  int word = 0;
+  if (cudaMemcpyAsync(&word, sc.spread, sizeof word, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
+    return launch_status();
+  return spread_from_word(word, spread, why);
 }
 
 // The plan for inputs whose largest spread_bits() is `spread`: plan(K, spread), or every modulus and

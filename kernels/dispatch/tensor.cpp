@@ -161,7 +161,7 @@ Status run(const GemmArgs& a, cudaStream_t stream, std::string* why) {
   Status s;
   {
     const ozaki::FiniteOnly finite;  // a NaN or an Inf goes to the CUDA cores (IEEE results)
-    s = rung32::launch(product, stream, why);
+    s = rung32::launch_overlapped(product, stream, why);
   }
   if (s == Status::kOk && a.bias != nullptr) s = update_c(a, false, stream);
   return s;

@@ -422,6 +422,7 @@ sgemm_32_fused_prepass(int L, int K, const float* __restrict__ X, int ld, int ch
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
+#include <map>
 #include "common/launch.hpp"
 #include "tensor/32_fused_prepass.hpp"
 
@@ -432,6 +433,10 @@ using Config = Tile<kBM, kBN, kBK, kStages>;
 // The fewest moduli with an instance: a plan asks for 7 or 8, a forced count (set_ozaki_moduli) for
 // as few as this, so that the table of accuracy against speed on the page reaches below the plan.
 constexpr int kFewestModuli = 4;
+// The spread the dispatch rung's way through the scheme plans for before it reads the inputs
+// (launch_overlapped): normal inputs' two bits (ozaki::spread_bits), so that activations after a
+// normalisation need no second pass; uniform ones then keep more bits than they need.
+constexpr int kOverlapSpread = 2;
 
 std::string tile() {
   return wgmma_tile(kBM, kBN, kBK, kStages, "_int8");
@@ -504,19 +509,14 @@ Status fused_prepass(const GemmArgs& a, int beta, const ozaki::Scales& sc, signe
                            why);
 }
 
-// The INT8 GEMMs and the rebuild for NMod moduli, once the residues and the scales are written.
-// `next` is the units' counter, `scratch` the units' residues.
+// The INT8 GEMMs for NMod moduli, once the residues are written: each unit's product modulo its
+// modulus into `scratch` (`next`: the units' counter).
 template <int NMod>
-Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, unsigned long long* next,
-                     unsigned* scratch, int64_t Mp, int64_t Np, int64_t Kp, cudaStream_t stream, std::string* why) {
-  const bool vec = vec4_ok(a, nullptr);
+Status launch_units(signed char* res, unsigned long long* next, unsigned* scratch, int64_t Mp, int64_t Np, int64_t Kp,
+                    cudaStream_t stream, std::string* why) {
   auto kernel = sgemm_32_ordered_units<kBM, kBN, kBK, kStages>;
-  auto rebuild = vec ? sgemm_32_rebuild<NMod, true, kBM, kBN, kBK, kStages>
-                     : sgemm_32_rebuild<NMod, false, kBM, kBN, kBK, kStages>;
   KernelInfo info;
   if (const Status s = prepare(kernel, Config::kThreads, Config::kSmemBytes, &info, why); s != Status::kOk) return s;
-  constexpr int kRebuildThreads = Config::kConsumers * kWarpgroupThreads;
-  if (const Status s = prepare(rebuild, kRebuildThreads, 0, nullptr, why); s != Status::kOk) return s;
   signed char* resA = res;                   // [NMod][Mp][Kp]
   signed char* resB = res + NMod * Mp * Kp;  // [NMod][Np][Kp]
   TmaMap mapA, mapB;
@@ -530,10 +530,31 @@ Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* re
   const int blocks = int(std::min<int64_t>(tiles * NMod, int64_t(info.sms) * info.blocks_per_sm));
   kernel<<<blocks, Config::kThreads, Config::kSmemBytes, stream>>>(int(Kp / kBK), NMod, tilesM, tilesN, mapA, mapB,
                                                                 int(Mp), int(Np), next, scratch);
-  s = launch_status_after(s);
+  return launch_status_after(s);
+}
+
+// The rebuild of C from the units' residues and the scales, for NMod moduli.
+template <int NMod>
+Status launch_rebuild(const GemmArgs& a, const ozaki::Scales& sc, const unsigned* scratch, int64_t Mp, int64_t Np,
+                      cudaStream_t stream, std::string* why) {
+  const bool vec = vec4_ok(a, nullptr);
+  auto rebuild = vec ? sgemm_32_rebuild<NMod, true, kBM, kBN, kBK, kStages>
+                     : sgemm_32_rebuild<NMod, false, kBM, kBN, kBK, kStages>;
+  constexpr int kRebuildThreads = Config::kConsumers * kWarpgroupThreads;
+  if (const Status s = prepare(rebuild, kRebuildThreads, 0, nullptr, why); s != Status::kOk) return s;
+  const int tilesM = int(Mp / kBM), tilesN = int(Np / kBN);
+  const int64_t tiles = int64_t(tilesM) * tilesN;
   rebuild<<<dim3(unsigned(tiles), kRebuildSplit), kRebuildThreads, 0, stream>>>(int(a.M), int(a.N), tilesM, tilesN, a.alpha, sc.shiftA,
                                                           sc.shiftB, a.beta, a.C, int(a.ldc), scratch);
-  return launch_status_after(s);
+  return launch_status();
+}
+
+// The INT8 GEMMs and the rebuild for NMod moduli, once the residues and the scales are written.
+template <int NMod>
+Status launch_moduli(const GemmArgs& a, const ozaki::Scales& sc, signed char* res, unsigned long long* next,
+                     unsigned* scratch, int64_t Mp, int64_t Np, int64_t Kp, cudaStream_t stream, std::string* why) {
+  const Status s = launch_units<NMod>(res, next, scratch, Mp, Np, Kp, stream, why);
+  return s != Status::kOk ? s : launch_rebuild<NMod>(a, sc, scratch, Mp, Np, stream, why);
 }
 
 // The plan and the residues: the fused pre-pass with the moduli a call starts from (a forced count's,
@@ -567,6 +588,71 @@ Status plan_and_residues(const GemmArgs& a, void* ws, signed char* res, int64_t 
   if (s = ozaki::plan_for_spread(a, spread, plan, why); s != Status::kOk || plan->moduli == first.moduli) return s;
   s = ozaki::raise_all_scales(a, *sc, plan->beta - first.beta, stream);
   return s != Status::kOk ? s : two_passes();
+}
+
+// A page-locked word and an event of this thread on the current device, for a read-back the host
+// waits on while later work runs (a copy to pageable memory would wait for the whole stream). Made
+// once per thread and device, and kept for the process (4 bytes each).
+struct ReadBack {
+  int* word = nullptr;
+  cudaEvent_t done = nullptr;
+};
+Status read_back_of(ReadBack* out) {
+  thread_local std::map<int, ReadBack> perDevice;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return launch_status();
+  auto it = perDevice.find(device);
+  if (it == perDevice.end()) {
+    ReadBack r;
+    if (cudaHostAlloc(&r.word, sizeof *r.word, cudaHostAllocDefault) != cudaSuccess) return launch_status();
+    if (cudaEventCreateWithFlags(&r.done, cudaEventDisableTiming) != cudaSuccess) {
+      cudaFreeHost(r.word);
+      return launch_status();
+    }
+    it = perDevice.emplace(device, r).first;
+  }
+  *out = it->second;
+  return Status::kOk;
+}
+
+// The scheme as the dispatch rung runs it (launch_overlapped): the pre-pass with the plan for inputs
+// of kOverlapSpread bits of spread, its INT8 GEMMs queued at once, and the spread read back behind
+// them, so that the host waits for the pre-pass alone while the GPU multiplies; the rebuild once the
+// plan holds. Inputs that need more bits than that plan keeps are written again and multiplied
+// again (the first GEMMs wasted); inputs the plan refuses return kUnsupported before C is written.
+Status overlapped(const GemmArgs& a, void* ws, signed char* res, unsigned long long* next, unsigned* scratch,
+                  int64_t Mp, int64_t Np, int64_t Kp, int chunk, cudaStream_t stream, std::string* why) {
+  const ozaki::Plan first = ozaki::narrow(a) ? ozaki::Plan{ozaki::kMaxModuli, ozaki::max_beta(ozaki::kMaxModuli, a.K)}
+                                             : ozaki::plan(a.K, kOverlapSpread);
+  const ozaki::Scales sc = ozaki::scales_in(ws, a.M, a.N);
+  ReadBack rb;
+  Status s = read_back_of(&rb);
+  if (s == Status::kOk)
+    s = ozaki::with_moduli<kFewestModuli>(first.moduli, [&](auto n) {
+      constexpr int N = decltype(n)::value;
+      Status t = fused_prepass<N>(a, first.beta, sc, res, chunk, Mp, Np, Kp, stream, why);
+      if (t == Status::kOk && (cudaMemcpyAsync(rb.word, sc.spread, sizeof *rb.word, cudaMemcpyDeviceToHost, stream) !=
+                                   cudaSuccess ||
+                               cudaEventRecord(rb.done, stream) != cudaSuccess))
+        t = launch_status();
+      return t == Status::kOk ? launch_units<N>(res, next, scratch, Mp, Np, Kp, stream, why) : t;
+    });
+  if (s != Status::kOk) return s;
+  if (cudaEventSynchronize(rb.done) != cudaSuccess) return launch_status();  // the pre-pass alone
+  int spread = 0;
+  ozaki::Plan plan;
+  if (s = ozaki::spread_from_word(*rb.word, &spread, why); s != Status::kOk) return s;
+  if (s = ozaki::plan_for_spread(a, spread, &plan, why); s != Status::kOk) return s;
+  if (plan.beta <= first.beta)  // the first plan keeps the bits these inputs need (or more)
+    return ozaki::with_moduli<kFewestModuli>(first.moduli, [&](auto n) {
+      return launch_rebuild<decltype(n)::value>(a, sc, scratch, Mp, Np, stream, why);
+    });
+  if (s = ozaki::raise_all_scales(a, sc, plan.beta - first.beta, stream); s != Status::kOk) return s;
+  return ozaki::with_moduli<kFewestModuli>(plan.moduli, [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    const Status t = ozaki::residues<N>(a, sc, res, Mp, res + N * Mp * Kp, Np, Kp, stream);
+    return t != Status::kOk ? t : launch_moduli<N>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why);
+  });
 }
 #endif
 
@@ -620,6 +706,37 @@ bool available() {
 #endif
 }
 
+// The workspace launch() and launch_overlapped() take, and the run of `body` on it.
+template <class Body>
+Status with_workspace(const GemmArgs& a, cudaStream_t stream, Body&& body) {
+  const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
+  const Bytes b = workspace_bytes(a, Mp, Np, Kp);
+  if (b.total == SIZE_MAX) return Status::kOutOfMemory;
+  void* ws = nullptr;
+  if (const Status s = workspace_alloc(b.total, stream, &ws); s != Status::kOk) return s;
+  signed char* res = static_cast<signed char*>(ws) + b.stats;
+  unsigned* scratch = reinterpret_cast<unsigned*>(res + b.residues);  // Kp is a multiple of 128: aligned
+  auto* next = reinterpret_cast<unsigned long long*>(res + b.residues + b.scratch);  // Mp, Np: multiples of 128
+  Status s = body(ws, res, scratch, next, Mp, Np, Kp);
+  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
+  return s;
+}
+
+Status launch_overlapped(const GemmArgs& a, cudaStream_t stream, std::string* why) {
+#ifndef SGEMM_SM90A_BUILT
+  (void)a;
+  (void)stream;
+  return refuse_without_sm90a(why);  // hopper.cuh
+#else
+  if (ozaki_moduli() != 0 || fuse_chunk(ceil_div64(a.K, kBK) * kBK) == 0) return launch(a, stream, why);
+  if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
+  return with_workspace(a, stream, [&](void* ws, signed char* res, unsigned* scratch, unsigned long long* next,
+                                       int64_t Mp, int64_t Np, int64_t Kp) {
+    return overlapped(a, ws, res, next, scratch, Mp, Np, Kp, fuse_chunk(Kp), stream, why);
+  });
+#endif
+}
+
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #ifndef SGEMM_SM90A_BUILT
   (void)a;
@@ -628,24 +745,17 @@ Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 #else
   // sm_90a code loads on compute capability 9.0 only: elsewhere prepare() reports kArch.
   if (const Status s = ozaki::refuse_capture(stream, why); s != Status::kOk) return s;
-  const int64_t Mp = ceil_div64(a.M, kBM) * kBM, Np = ceil_div64(a.N, kBN) * kBN, Kp = ceil_div64(a.K, kBK) * kBK;
-  const Bytes b = workspace_bytes(a, Mp, Np, Kp);
-  if (b.total == SIZE_MAX) return Status::kOutOfMemory;
-  const size_t statBytes = b.stats, resBytes = b.residues, scratchBytes = b.scratch, bytes = b.total;
-  void* ws = nullptr;
-  if (const Status s = workspace_alloc(bytes, stream, &ws); s != Status::kOk) return s;
-  ozaki::Scales sc;
-  ozaki::Plan plan;
-  signed char* res = static_cast<signed char*>(ws) + statBytes;
-  unsigned* scratch = reinterpret_cast<unsigned*>(res + resBytes);  // Kp is a multiple of 128: aligned
-  auto* next = reinterpret_cast<unsigned long long*>(res + resBytes + scratchBytes);  // Mp, Np: multiples of 128
-  Status s = plan_and_residues(a, ws, res, Mp, Np, Kp, stream, &plan, &sc, why);
-  if (s == Status::kOk)
-    s = ozaki::with_moduli<kFewestModuli>(plan.moduli, [&](auto n) {
-      return launch_moduli<decltype(n)::value>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why);
-    });
-  if (const Status f = workspace_free(ws, stream); s == Status::kOk) s = f;
-  return s;
+  return with_workspace(a, stream, [&](void* ws, signed char* res, unsigned* scratch, unsigned long long* next,
+                                       int64_t Mp, int64_t Np, int64_t Kp) {
+    ozaki::Scales sc;
+    ozaki::Plan plan;
+    Status s = plan_and_residues(a, ws, res, Mp, Np, Kp, stream, &plan, &sc, why);
+    if (s == Status::kOk)
+      s = ozaki::with_moduli<kFewestModuli>(plan.moduli, [&](auto n) {
+        return launch_moduli<decltype(n)::value>(a, sc, res, next, scratch, Mp, Np, Kp, stream, why);
+      });
+    return s;
+  });
 #endif
 }
 

@@ -15,6 +15,10 @@ namespace sgemm::rung32 {
 bool supports(const GemmArgs& a, std::string* why);
 double scaled_error(int64_t K);  // its precision model's scaled term (the registry's)
 Status launch(const GemmArgs& a, cudaStream_t stream, std::string* why);
+// The same product as the dispatch rung runs it: the plan for normal inputs' spread, the INT8 GEMMs
+// queued before the spread is read back, so that the host waits for the pre-pass alone (a forced
+// count of moduli, or rows too long for the fused pre-pass: launch()).
+Status launch_overlapped(const GemmArgs& a, cudaStream_t stream, std::string* why);
 
 // What a call costs before its inputs are read: the plan's moduli (the spread of the inputs may
 // ask for one more, or refuse them), the padded sizes, the INT8 GEMMs' units (one modulus of one

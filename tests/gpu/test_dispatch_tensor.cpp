@@ -75,8 +75,9 @@ TEST(DispatchTensor, Switches) {
   EXPECT_EQ(rung30::tensor::declined(a, nullptr, 1e12).empty(), false) << "a batch keeps to the CUDA cores";
 }
 
-// Where it takes the call: rung 32's result exactly, and within the rung's own bound, with alpha,
-// beta and the bias (the front door's pass); the choice says so.
+// Where it takes the call: rung 32's result exactly (its launch_overlapped: the plan for normal
+// inputs' spread), within the rung's own bound, with alpha, beta and the bias (the front door's
+// pass); the choice says so.
 TEST(DispatchTensor, TakesLargeProductsWithRung32sResult) {
   for (const float beta : {0.0f, 0.5f}) {
     harness::ProblemSpec spec = spec_of({kM, kN, kK}, beta);
@@ -90,9 +91,13 @@ TEST(DispatchTensor, TakesLargeProductsWithRung32sResult) {
     const std::vector<float> viaAuto = result(p);
     p.reset_c(0);
     std::string why;
-    ASSERT_EQ(find_rung(32)->launch(p.args(0), nullptr, &why), Status::kOk) << why;
+    ASSERT_EQ(rung32::launch_overlapped(p.args(0), nullptr, &why), Status::kOk) << why;
     SGEMM_CUDA(cudaDeviceSynchronize());
     EXPECT_TRUE(result(p) == viaAuto) << "auto's result is rung 32's, bit for bit";
+    p.reset_c(0);
+    ASSERT_EQ(find_rung(32)->launch(p.args(0), nullptr, &why), Status::kOk) << why;
+    SGEMM_CUDA(cudaDeviceSynchronize());
+    EXPECT_TRUE(harness::verify(p, find_rung(32)->precision).ok) << "rung 32's own plan";
   }
   harness::Shape biased{kM, kN, kK};
   biased.bias = true;

@@ -1,5 +1,5 @@
 // sgemm_autotune --dispatch-tensor: the dispatch rung's tensor-path constants (dispatch/tensor.hpp)
-// from rung 32's times on problems that vary each term of the model, fitted by least squares on
+// from rung 32's times (its launch_overlapped, the way the dispatch rung runs it) on problems that vary each term of the model, fitted by least squares on
 // the relative error, and written as kernels/tuned/tensor_sm_90.cuh (one entry per GPU).
 #include <algorithm>
 #include <cmath>
@@ -99,7 +99,7 @@ int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_p
     const rung32::Footprint f = rung32::footprint(a);
     std::string why;
     const std::vector<double> ms = harness::time_launches(
-        [&](int set) { return rung->launch(p.args(set), stream, &why); }, p.sets(), kLaunches, {3}, stream);
+        [&](int set) { return rung32::launch_overlapped(p.args(set), stream, &why); }, p.sets(), kLaunches, {3}, stream);
     Point pt{spec.shape, rung30::tensor::terms(a, f, sms), harness::median(ms) * 1e6};
     points.push_back(pt);
     std::printf("  %-18s %d moduli, %4.0f waves, %10.0f ns\n", spec.shape.str().c_str(), f.moduli, pt.terms.waves, pt.ns);
