@@ -332,9 +332,7 @@ int calibrate_dispatch(const harness::DeviceInfo& dev, const std::string& header
   j["bytes_per_ns"] = k.bytesPerNs;
   j["gemv_flops_per_ns"] = k.gemvFlopsPerNs;
   j["gemv_narrow_flops_per_ns"] = k.gemvNarrowFlopsPerNs;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+  const std::string date = today();
   // The header keeps every other GPU's calibration as this build has it and replaces (or adds) this one's.
   struct Entry {
     std::string gpu, date;

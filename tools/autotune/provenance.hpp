@@ -3,11 +3,22 @@
 // sgemm_git_version.h at build time), as sgemm_bench's context names them.
 #pragma once
 
+#include <ctime>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "sgemm_git_version.h"
 
 namespace sgemm::autotune {
+
+// The day a calibration is measured, YYYY-MM-DD (local time), as the tuned headers record it.
+inline std::string today() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+  return date;
+}
 
 inline nlohmann::json provenance() {
   return {{"sgemm_ladder_version", SGEMM_LADDER_VERSION}, {"sgemm_ladder_git", SGEMM_LADDER_GIT},

@@ -126,9 +126,7 @@ int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_p
 
   DeviceRates rates;
   if (device_rates(&rates) != Status::kOk || rates.dram_bytes <= 0) throw std::runtime_error("cannot read the device's peaks");
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+  const std::string date = today();
   struct Entry {
     std::string gpu, date;
     double dramGBps;
