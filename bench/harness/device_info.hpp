@@ -11,7 +11,7 @@
 
 namespace sgemm::harness {
 
-// The FP32 lanes per SM and the FP32 peak: the library's one formula (kernels/api/prepare.cpp),
+// The FP32 lanes per SM and the FP32 peak: the library's one formula (kernels/common/prepare.cpp),
 // which the front door's packing rule uses too.
 using sgemm::fp32_lanes_per_sm;
 using sgemm::fp32_peak_gflops;

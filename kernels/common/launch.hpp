@@ -1,6 +1,9 @@
 // Host-side helpers shared by every rung's launcher: precondition checks that give a one-line
 // reason, the mapping from CUDA errors to sgemm::Status, the once-per-device preparation of a
-// kernel, and the workspace pool. Not a lesson: machinery the rungs share.
+// kernel, the workspace pool, packing and the transposing copy. Not a lesson: machinery the rungs
+// share, defined beside this header in kernels/common/ (launch.cu, errors.cpp, prepare.cpp,
+// workspace.cpp, pack.cu, general.cu); the front door (kernels/api/) uses it too, and nothing here
+// calls the front door (the test house.front_door reads the objects' symbols).
 #pragma once
 
 #include <cstdint>
@@ -90,7 +93,7 @@ Status device_rates(DeviceRates* out);
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** ptr);
 Status workspace_free(void* ptr, cudaStream_t stream);
 
-// Tickets that stay zero between launches (api/workspace.cpp): `needed` counters, zero now, kept
+// Tickets that stay zero between launches (common/workspace.cpp): `needed` counters, zero now, kept
 // per device and per stream (by the stream's unique id: launches on one stream never overlap),
 // for a kernel whose last block sets each ticket it took back to zero, so no launch needs a
 // memset. nullptr (then the caller zeroes tickets of its own) for a stream being captured into a
@@ -101,7 +104,7 @@ unsigned* kept_tickets(cudaStream_t stream, unsigned needed);
 
 // A copy of a matrix: dst (drows x dcols, row pitch ldd) = src (rows x cols, row pitch lds), zeros
 // where dst reaches beyond src. repack() queues one launch that makes `first` and, where
-// second.dst is set, `second` too (api/pack.cu). The front door packs unaligned operands with it,
+// second.dst is set, `second` too (common/pack.cu). The front door packs unaligned operands with it,
 // the dispatch rung its repacked candidates.
 struct RepackJob {
   int rows = 0, cols = 0;
@@ -113,13 +116,13 @@ struct RepackJob {
 };
 Status repack(const RepackJob& first, const RepackJob& second, cudaStream_t stream);
 
-// dst = src^T for `count` matrices (api/general.cu): src is rows x cols with row pitch lds, dst is
+// dst = src^T for `count` matrices (common/general.cu): src is rows x cols with row pitch lds, dst is
 // cols x ldd (ldd >= rows; its columns rows..ldd-1 are written as zeros), matrix z at
 // src + z strideSrc and dst + z strideDst.
 Status copy_transposed(const float* src, int64_t rows, int64_t cols, int64_t lds, int64_t strideSrc, float* dst,
                        int64_t ldd, int64_t strideDst, int64_t count, cudaStream_t stream);
 
-// Aligned copies of the operands whose rows are not 16-byte aligned (api/pack.cu): which ones, the
+// Aligned copies of the operands whose rows are not 16-byte aligned (common/pack.cu): which ones, the
 // GEMM on the copies (rows of whole float4s; K keeps its tail), the copies' places in one
 // workspace and its size, the bytes they read and write. `args` has the copies at 256-byte-aligned
 // stand-in addresses (enough for a model that asks about alignment); run_on_copies puts them in

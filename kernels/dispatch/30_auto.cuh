@@ -2,7 +2,7 @@
 // Rung 30 — Dispatch: the kernel for the shape                             (dispatch track)
 // BUILDS ON: nothing: not a copy. It runs the capstone's kernels (rung 17, through the interface
 //   it declares: ffma/17_any_layout.hpp) in five tiles and as split-K, GEMVs of its own
-//   (sgemm_30_gemv, dispatch/gemv.cuh) and the library's repack (sgemm::repack, api/pack.cu), and
+//   (sgemm_30_gemv, dispatch/gemv.cuh) and the library's repack (sgemm::repack, common/pack.cu), and
 //   picks per call. The candidates build in units of their own (dispatch/tiles.hpp).
 // WHAT CHANGED: callers pass shapes the capstone's 64x256 tile serves badly: decode steps (M of
 //   1-32), skinny products, reductions over a long K, small problems, ragged rows. Candidates:

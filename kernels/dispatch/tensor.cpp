@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-#include "api/general.hpp"
+#include "common/general.hpp"
 #include "common/launch.hpp"
 #include "common/ozaki_finite.hpp"
 #include "dispatch/model.hpp"

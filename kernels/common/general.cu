@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "api/general.hpp"
+#include "common/general.hpp"
 #include "common/common.cuh"
 
 namespace sgemm {

@@ -1,7 +1,8 @@
-// The general call at the front door (api/general.cu), private to kernels/api/: what run() does
-// around a rung for the parts of a call (layouts, batch, bias) that the rung's launch does not
-// take (Rung::takes). A rung's launch sees only what it takes; the rest of GemmArgs is the plain
-// call's.
+// The general call (common/general.cu): what run() does around a rung for the parts of a call
+// (layouts, batch, bias) that the rung's launch does not take (Rung::takes). A rung's launch sees
+// only what it takes; the rest of GemmArgs is the plain call's. Its copies and its pass over C
+// (copy_transposed, update_c) serve the rungs too: here, under common/, with the rest of the host
+// machinery that the front door and the rungs share.
 #pragma once
 
 #include <cstddef>

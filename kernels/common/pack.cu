@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "api/general.hpp"
+#include "common/general.hpp"
 #include "common/common.cuh"
 #include "common/launch.hpp"
 
