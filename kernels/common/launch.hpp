@@ -1,9 +1,6 @@
-// Host-side helpers shared by every rung's launcher: precondition checks that give a one-line
-// reason, the mapping from CUDA errors to sgemm::Status, the once-per-device preparation of a
-// kernel, the workspace pool, packing and the transposing copy. Not a lesson: machinery the rungs
-// share, defined beside this header in kernels/common/ (launch.cu, errors.cpp, prepare.cpp,
-// workspace.cpp, pack.cu, general.cu); the front door (kernels/api/) uses it too, and nothing here
-// calls the front door (the test house.front_door reads the objects' symbols).
+// Host-side helpers every rung's launcher shares, defined beside this header in kernels/common/:
+// preconditions with a one-line reason, CUDA errors as Status, kernel preparation, the workspace
+// pool, packing, the transposing copy. Not a lesson; none of it calls kernels/api/ (house.front_door).
 #pragma once
 
 #include <cstdint>
