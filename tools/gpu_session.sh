@@ -5,7 +5,7 @@
 # named after the GPU (h200.json, h100_workloads.json, ...); a summary table is printed last.
 #
 #   tools/gpu_session.sh OUTDIR [step ...]
-#   steps: probe build build-debug tune dispatch explain test sanitize bench results refresh peer tensor moduli unaligned
+#   steps: probe build build-debug tune dispatch dispatch-tensor explain test sanitize bench results refresh peer tensor moduli unaligned
 #          layouts suite soak sass ncu gdb fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9"), EXPLAIN (e.g. "oddk_4095_127,1x4096x4096") and SOAK_MINUTES pass options through.
 #   refresh: REFRESH_RUNGS (e.g. "16,17") measured again in each of REFRESH_FILES (default "<gpu>.json",
@@ -66,6 +66,10 @@ for step in "${steps[@]}"; do
     dispatch)  # the dispatch rung's model constants, measured on this GPU
       run_step dispatch build/release/tools/sgemm_autotune --dispatch --json "$out/${gpu}_dispatch.json" &&
         cp kernels/tuned/dispatch_sm_90.cuh "$out/" &&
+        run_step rebuild cmake --build --preset release -j 16 ;;
+    dispatch-tensor)  # the dispatch rung's tensor-path constants (rung 32's times), measured on this GPU
+      run_step dispatch_tensor build/release/tools/sgemm_autotune --dispatch-tensor --json "$out/${gpu}_tensor_model.json" &&
+        cp kernels/tuned/tensor_sm_90.cuh "$out/" &&
         run_step rebuild cmake --build --preset release -j 16 ;;
     explain)  # every suite shape's candidates, predicted and timed (EXPLAIN: shapes or names; default all)
       run_step explain build/release/tools/sgemm_autotune --dispatch-explain "${EXPLAIN:-all}" ;;
