@@ -10,6 +10,10 @@ weight (out_features x in_features) read in place as the transposed operand, the
 product's epilogue, any batch of inputs (..., in_features) as one launch. Gradients are the same
 operator (see torch_ops.py). The input must be a float32 CUDA tensor; anything else is refused
 with the operator's message.
+
+With rung="auto" (the default), on an H100 or H200 the large products (a prefill's projections, a
+training step's) run on the tensor cores (rung 32's Ozaki scheme, FP32-accurate; docs/calling.md);
+rung="auto_cuda_cores" keeps a layer to the CUDA cores, sgemm_ladder.cuda_cores_only() the process.
 """
 from __future__ import annotations
 
