@@ -237,16 +237,16 @@ def capstone() -> Optional[Rung]:
 
 
 def find_rung(rung: Union[int, str]) -> Rung:
-    """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free") or "auto": the dispatch
-    rung when the registry has one, else the capstone."""
+    """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free"), "auto" (the dispatch rung
+    when the registry has one, else the capstone) or "auto_cuda_cores" (the dispatch rung with the
+    CUDA_CORES call flag; else the capstone, all CUDA cores)."""
     table = _registry()
+    dispatch = [r for r in table if r.track == DISPATCH_TRACK]
     if rung == AUTO_CUDA_CORES:
-        dispatch = [r for r in table if r.track == DISPATCH_TRACK]
         if dispatch:
             return replace(dispatch[-1], call_flags=CUDA_CORES)
-        rung = AUTO  # no dispatch rung: the capstone, which is all CUDA cores
+        rung = AUTO
     if rung == AUTO:
-        dispatch = [r for r in table if r.track == DISPATCH_TRACK]
         chosen = dispatch[-1] if dispatch else capstone()
         if chosen is not None:
             return chosen

@@ -1,9 +1,9 @@
 // sgemm_autotune --dispatch-tensor: the dispatch rung's tensor-path constants (dispatch/tensor.hpp)
-// from rung 32's times (its launch_overlapped, the way the dispatch rung runs it) on problems that vary each term of the model, fitted by least squares on
-// the relative error, and written as kernels/tuned/tensor_sm_90.cuh (one entry per GPU).
+// from rung 32's times (its launch_overlapped, the way the dispatch rung runs it) on problems that
+// vary each term of the model, fitted by least squares on the relative error, and written as
+// kernels/tuned/tensor_sm_90.cuh (one entry per GPU).
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -82,8 +82,6 @@ std::vector<double> fit(const std::vector<Point>& points) {
 
 int calibrate_tensor(const harness::DeviceInfo& dev, const std::string& header_path, const std::string& json_path,
                      cudaStream_t stream) {
-  const Rung* rung = find_rung(32);
-  if (rung == nullptr) throw std::runtime_error("the registry has no rung 32");
   if (!rung32::available()) throw std::runtime_error("rung 32 cannot run here (an sm_90a build on an H100 or H200)");
   const int sms = rung30::current_device().sms;
   nlohmann::json j = {{"gpu", dev.name}, {"arch", dev.arch()}, {"sms", sms}, {"points", nlohmann::json::array()}};
