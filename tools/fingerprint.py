@@ -16,9 +16,10 @@ libsgemm_ladder.so, release preset), and records them in results files. Per rung
         offsets; symbol-table indices zeroed) and its shared and parameter sizes, plus the unit's
         constant banks and initialised globals. Debug sections (.debug_line, .nv_debug_line_sass,
         .nv_debug_ptx_txt: where -lineinfo puts line numbers) are never read, so a comment that
-        moves lines changes nothing, almost always: once, three comment lines added at the top of
-        common/launch.hpp changed the SASS of one kernel (rung 17's few-columns instance in rung
-        30's unit), which only line numbers could reach; the code generator saw them. Kernels of
+        moves lines changes nothing. The build makes the SASS a function of the source alone
+        (cmake/reproducible_cuda.sh): NVVM's choices in some kernels (rung 17's few-columns
+        instance in rung 30's unit) otherwise follow random names, addresses and the lengths of
+        paths and variables, so one commit gave two fingerprints in two checkouts. Kernels of
         the library's shared units (kernels/common, the registry) are added where the rung's host
         code launches them (their host stub is reached).
   host  the rung's host launch path: the library's functions that are direct members of the rung's
