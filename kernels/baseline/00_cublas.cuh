@@ -177,7 +177,7 @@ namespace sgemm::rung00 {
 // The Ozaki scheme on cuBLAS's INT8 GEMM. Residues as rung 25 lays them out (K-major rows of A and
 // of B transposed), so that each modulus is one column-major "TN" GEMM, C^T = B^T A^T, the layout
 // cuBLAS's INT8 GEMMs prefer. Its INT32 output is a plane per modulus: [l][M][Np].
-constexpr int kOzakiPad = ozaki::kTransposeTile;  // residues_b's tiles: Np and Kp are multiples of 32
+constexpr int kOzakiPad = kTransposeTile;  // residues_b's tiles: Np and Kp are multiples of 32
 constexpr int kOzakiThreads = 256;
 // K is multiplied in chunks whose INT32 sums cannot overflow: |sum| <= 2^16 * 128 * 128 = 2^30;
 // between chunks each plane is brought back to its balanced residue.

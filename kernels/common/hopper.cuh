@@ -1,6 +1,6 @@
-// Hopper (sm_90a) machinery shared by the tensor-core rungs from wgmma on (23-29): the 128-byte
+// Hopper (sm_90a) machinery shared by the tensor-core rungs from wgmma on (23-29, 31, 32): the 128-byte
 // swizzle and the wgmma shared-memory descriptor that reads it, wgmma's fence / commit / wait, the
-// mbarriers, the stage ring built from them and the TMA copy that rungs 24-29 pipeline with; on the
+// mbarriers, the stage ring built from them and the TMA copy that rungs 24-29, 31 and 32 pipeline with; on the
 // host, the tensor map that describes a TMA copy's source and the rungs' refusal where sm_90a was
 // not built. wgmma itself and its fragments are in common/wgmma.cuh. Rung 23's page explains the
 // descriptor and the swizzle, rung 24's the mbarrier ring and the TMA; here they are written once.
@@ -74,22 +74,53 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap* map, int
       : "memory");
 }
 
-// The stage ring of rungs 24-29: Stages "full" barriers (completed by the producer's one arrival
-// and the TMA's bytes) and Stages "empty" ones (completed by `emptyArrivals` consumer warps), kBarBytes
-// apart from fullAddr and emptyAddr. Thread 0 initialises them and the block meets once: the ring
-// exists before anyone uses it (the only block-wide barrier of these kernels).
+// The stage ring that rung 24 introduces and rungs 25-29, 31 and 32 use: Stages slots, each with a
+// "full" barrier (completed by the producer's one arrival and the TMA's bytes) and an "empty" one
+// (completed by `emptyArrivals` consumer warps), kBarBytes apart from fullAddr and emptyAddr. Slab
+// t of a block goes through slot t % Stages; each pass round the ring flips the barriers' phase, so
+// a slot's phase for slab t is the parity of t / Stages, and the ring computes it from t: a kernel
+// says which slab it means (int or unsigned, as it counts them) and nothing else.
+//   producer: acquire(t) (the consumers are done with the slot), then fill it, arriving on full(t);
+//   consumer: wait(t) (the slot's bytes have landed), read it, then release(t) once per warp.
+// The constructor initialises the barriers (thread 0) and the block meets once: the ring exists
+// before anyone uses it (the only block-wide barrier of these kernels).
 constexpr unsigned kBarBytes = sizeof(unsigned long long);
 template <int Stages>
-__device__ __forceinline__ void ring_init(unsigned fullAddr, unsigned emptyAddr, int emptyArrivals) {
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      mbar_init(fullAddr + s * kBarBytes, 1);  // the producer's arrive; the TMA's bytes do the rest
-      mbar_init(emptyAddr + s * kBarBytes, emptyArrivals);
+struct StageRing {
+  unsigned fullAddr, emptyAddr;  // shared-memory addresses of the two barrier arrays
+
+  __device__ __forceinline__ StageRing(unsigned full, unsigned empty, int emptyArrivals)
+      : fullAddr(full), emptyAddr(empty) {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < Stages; ++s) {
+        mbar_init(fullAddr + s * kBarBytes, 1);  // the producer's arrive; the TMA's bytes do the rest
+        mbar_init(emptyAddr + s * kBarBytes, emptyArrivals);
+      }
+      mbar_init_fence();
     }
-    mbar_init_fence();
+    __syncthreads();
   }
-  __syncthreads();
-}
+  template <class I>
+  __device__ __forceinline__ static int slot(I t) {
+    return t % Stages;
+  }
+  template <class I>
+  __device__ __forceinline__ unsigned full(I t) const {  // slab t's "full" barrier
+    return fullAddr + slot(t) * kBarBytes;
+  }
+  template <class I>
+  __device__ __forceinline__ void acquire(I t) const {  // producer: the consumers are done with it
+    mbar_wait(emptyAddr + slot(t) * kBarBytes, ((t / Stages) & 1) ^ 1);
+  }
+  template <class I>
+  __device__ __forceinline__ void wait(I t) const {  // consumer: the TMA's bytes have landed
+    mbar_wait(full(t), (t / Stages) & 1);
+  }
+  template <class I>
+  __device__ __forceinline__ void release(I t) const {  // consumer: one arrival per warp
+    mbar_arrive(emptyAddr + slot(t) * kBarBytes);
+  }
+};
 
 // The first swizzle-atom boundary at or after the shared-memory address `rawAddr`: where the
 // stages start (a kernel's dynamic shared memory holds kSwizzleAtomBytes of slack for it).

@@ -9,6 +9,7 @@
 
 #include "common/common.cuh"
 #include "common/ozaki_moduli.cuh"
+#include "common/transpose_tile.cuh"
 
 namespace sgemm::ozaki {
 
@@ -187,7 +188,6 @@ __device__ __forceinline__ void residue_words(float4 x, int s, unsigned (&out)[N
 }
 
 constexpr int kResThreadsX = kWarpSize, kResThreadsY = 8;
-constexpr int kTransposeTile = kWarpSize;
 constexpr int kMaxGridY = 65535;
 
 // X (M x K, ld: A 'N', or B 'T' with M = N) -> res[l] (Mp x Kp int8 each, K-major), zero outside
@@ -216,32 +216,17 @@ template <int N>
 constexpr int transpose_min_blocks() { return N <= 4 ? 5 : 0; }
 
 // X (K x N, ld: B 'N', or A 'T' with N = M) -> res[l] (Np x Kp int8 each, X transposed: K-major),
-// zero outside; column j scaled by 2^shift[j]. One 32 x 32 tile per block and step, transposed
-// through shared memory like rung 24's split.
+// zero outside; column j scaled by 2^shift[j], through the transposing tile
+// (common/transpose_tile.cuh) that the 3xTF32 split uses too.
 template <int N>
 __global__ void __launch_bounds__(kResThreadsX* kResThreadsY, transpose_min_blocks<N>())
 residues_transpose(int K, int Ncols, const float* __restrict__ X, int ld, const int* __restrict__ shift, int64_t Np,
                    int64_t Kp, signed char* __restrict__ res) {
-  __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n]
-  const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
-  for (int64_t n0 = int64_t(blockIdx.y) * kTransposeTile; n0 < Np; n0 += int64_t(gridDim.y) * kTransposeTile) {
+  transpose_tiles<kResThreadsY>(K, Ncols, X, ld, Np, [&](int64_t n, int64_t k, float x) {
+    const int q = to_int(x, n < Ncols ? shift[n] : 0);
 #pragma unroll
-    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
-      const int r = threadIdx.y + i * kResThreadsY;
-      const int64_t k = k0 + r, n = n0 + threadIdx.x;
-      sTile[r][threadIdx.x] = (k < K && n < Ncols) ? X[k * ld + n] : 0.0f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kTransposeTile / kResThreadsY; ++i) {
-      const int r = threadIdx.y + i * kResThreadsY;
-      const int64_t n = n0 + r, k = k0 + threadIdx.x;
-      const int q = to_int(sTile[threadIdx.x][r], n < Ncols ? shift[n] : 0);
-#pragma unroll
-      for (int l = 0; l < N; ++l) res[(l * Np + n) * Kp + k] = static_cast<signed char>(balance(q, modulus(l)));
-    }
-    __syncthreads();
-  }
+    for (int l = 0; l < N; ++l) res[(l * Np + n) * Kp + k] = static_cast<signed char>(balance(q, modulus(l)));
+  });
 }
 
 }  // namespace sgemm::ozaki

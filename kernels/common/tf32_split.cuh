@@ -10,13 +10,13 @@
 
 #include "common/common.cuh"
 #include "common/tf32.cuh"
+#include "common/transpose_tile.cuh"
 
 namespace sgemm {
 
 // Pre-pass thread blocks: 32 x 8 threads, 32 x 32 tiles for the transposing kernel.
 constexpr int kSplitThreadsX = kWarpSize;
 constexpr int kSplitThreadsY = 8;
-constexpr int kTransposeTile = kWarpSize;
 constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y
 
 // X (M x K, ld: A 'N', or B 'T' with M = N) -> Xhi, Xlo (Mp x Kp, row length Kp), zero outside
@@ -43,33 +43,17 @@ split_3xtf32_rows(int M, int K, const float* __restrict__ X, int ld, int64_t Mp,
 }
 
 // X (K x N, ld: B 'N', or A 'T' with N = M) -> Xhi, Xlo transposed (Np x Kp, row length Kp),
-// zero outside. One 32 x 32 tile per block and step: read along n (coalesced), transpose through
-// shared memory, write along k (coalesced). Blocks loop over n-tiles beyond the grid.
+// zero outside, through the transposing tile (common/transpose_tile.cuh).
 template <typename Rung>
 __global__ void __launch_bounds__(kSplitThreadsX* kSplitThreadsY)
 split_3xtf32_transpose(int K, int N, const float* __restrict__ X, int ld, int64_t Np, int64_t Kp,
                        float* __restrict__ Xhi, float* __restrict__ Xlo) {
-  __shared__ float sTile[kTransposeTile][kTransposeTile + 1];  // [k][n], +1: conflict-free columns
-  const int64_t k0 = int64_t(blockIdx.x) * kTransposeTile;
-  for (int64_t n0 = int64_t(blockIdx.y) * kTransposeTile; n0 < Np; n0 += int64_t(gridDim.y) * kTransposeTile) {
-#pragma unroll
-    for (int i = 0; i < kTransposeTile / kSplitThreadsY; ++i) {
-      const int r = threadIdx.y + i * kSplitThreadsY;
-      const int64_t k = k0 + r, n = n0 + threadIdx.x;
-      sTile[r][threadIdx.x] = (k < K && n < N) ? X[k * ld + n] : 0.0f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kTransposeTile / kSplitThreadsY; ++i) {
-      const int r = threadIdx.y + i * kSplitThreadsY;
-      const int64_t n = n0 + r, k = k0 + threadIdx.x;
-      float hi, lo;
-      split_fp32(sTile[threadIdx.x][r], hi, lo);
-      Xhi[n * Kp + k] = hi;
-      Xlo[n * Kp + k] = lo;
-    }
-    __syncthreads();  // the tile is refilled by the next n-tile
-  }
+  transpose_tiles<kSplitThreadsY>(K, N, X, ld, Np, [&](int64_t n, int64_t k, float x) {
+    float hi, lo;
+    split_fp32(x, hi, lo);
+    Xhi[n * Kp + k] = hi;
+    Xlo[n * Kp + k] = lo;
+  });
 }
 
 }  // namespace sgemm

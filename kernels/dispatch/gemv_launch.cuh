@@ -1,4 +1,4 @@
-// The dispatch rung's GEMV launches (its kernels: dispatch/gemv.cuh): the grid, the instance and
+// The dispatch rung's GEMV launches (its kernels: dispatch/gemv.cuh, gemv_t.cuh): the grid, the instance and
 // the cluster or workspace for a shape. The row forms are compiled in units of their own
 // (rungs/30_auto.gemv_rows.cu and rungs/30_auto.gemv_t.cu, the sections at the end).
 #pragma once
@@ -9,6 +9,7 @@
 #include "common/common.cuh"
 #include "common/launch.cuh"
 #include "dispatch/gemv.cuh"
+#include "dispatch/gemv_t.cuh"
 #include "dispatch/tiles.hpp"
 
 namespace sgemm::rung30 {

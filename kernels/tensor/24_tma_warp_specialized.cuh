@@ -9,7 +9,8 @@
 //   barrier completes when its bytes have landed, its "empty" barrier when both consumer
 //   warpgroups' wgmmas have finished reading it. (3) The two consumer warpgroups never wait for
 //   each other: each runs as soon as its own stage is full.
-//   The mbarrier and TMA wrappers, and the tensor map's encoding, are in common/hopper.cuh.
+//   The mbarrier and TMA wrappers, the ring (StageRing) and the tensor map's encoding are in
+//   common/hopper.cuh.
 // WHY: in rung 23 every thread copies, then the whole block meets at __syncthreads every slab,
 //   so both warpgroups drain their wgmmas at the same moment and the tensor cores idle while the
 //   block waits, issues the next copies and restarts. Ncu shows barrier stalls leading.
@@ -88,7 +89,7 @@ sgemm_24_tma_warp_specialized(int M, int N, int kTiles, float alpha, const __gri
   const unsigned sBaseAddr = align_to_atom(rawAddr);
   const unsigned fullAddr = static_cast<unsigned>(__cvta_generic_to_shared(sFull));
   const unsigned emptyAddr = static_cast<unsigned>(__cvta_generic_to_shared(sEmpty));
-  ring_init<Stages>(fullAddr, emptyAddr, T::kEmptyArrivals);  // hopper.cuh: the only block-wide barrier
+  const StageRing<Stages> ring(fullAddr, emptyAddr, T::kEmptyArrivals);  // the only block-wide barrier
 
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -96,9 +97,9 @@ sgemm_24_tma_warp_specialized(int M, int N, int kTiles, float alpha, const __gri
   if (warpgroup == 0) {  // ---- the producer: one thread, one TMA copy per tile
     if (threadIdx.x != 0) return;
     for (int kt = 0; kt < kTiles; ++kt) {
-      const int s = kt % Stages;
-      const unsigned full = fullAddr + s * kBarBytes;
-      mbar_wait(emptyAddr + s * kBarBytes, ((kt / Stages) & 1) ^ 1);  // the consumers are done with it
+      const int s = ring.slot(kt);
+      const unsigned full = ring.full(kt);
+      ring.acquire(kt);  // the consumers are done with it
       mbar_arrive_expect_tx(full, T::kStageBytes);
       const unsigned stage = sBaseAddr + s * T::kStageBytes;
       const int k0 = kt * BK;
@@ -117,8 +118,8 @@ sgemm_24_tma_warp_specialized(int M, int N, int kTiles, float alpha, const __gri
   float rSlab[T::kAccRegs];      // this slab's sum, same layout: what the wgmmas accumulate into
 
   for (int kt = 0; kt < kTiles; ++kt) {
-    const int s = kt % Stages;
-    mbar_wait(fullAddr + s * kBarBytes, (kt / Stages) & 1);  // the TMA's bytes have landed
+    const int s = ring.slot(kt);
+    ring.wait(kt);  // the TMA's bytes have landed
 
     const unsigned stage = sBaseAddr + s * T::kStageBytes;
     const unsigned aHi = stage + consumer * kWgmmaM * T::kRowBytes;  // this warpgroup's 64 rows
@@ -139,7 +140,7 @@ sgemm_24_tma_warp_specialized(int M, int N, int kTiles, float alpha, const __gri
     wgmma_commit();
     wgmma_wait<0>();  // this warp's wgmmas have read the stage
     __syncwarp();
-    if (lane == 0) mbar_arrive(emptyAddr + s * kBarBytes);  // one arrival per consumer warp
+    if (lane == 0) ring.release(kt);  // one arrival per consumer warp
     // Add the slab's sum; the next slab's wgmma_fence orders these reads before its writes.
 #pragma unroll
     for (int i = 0; i < T::kAccRegs; ++i) rAcc[i] += rSlab[i];

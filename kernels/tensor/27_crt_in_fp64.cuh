@@ -93,7 +93,7 @@ sgemm_27_crt_in_fp64(int M, int N, int kTiles, float alpha, const __grid_constan
   const unsigned sBaseAddr = align_to_atom(rawAddr);
   const unsigned fullAddr = static_cast<unsigned>(__cvta_generic_to_shared(sFull));
   const unsigned emptyAddr = static_cast<unsigned>(__cvta_generic_to_shared(sEmpty));
-  ring_init<Stages>(fullAddr, emptyAddr, T::kEmptyArrivals);  // hopper.cuh: the only block-wide barrier
+  const StageRing<Stages> ring(fullAddr, emptyAddr, T::kEmptyArrivals);  // the only block-wide barrier
 
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -102,9 +102,9 @@ sgemm_27_crt_in_fp64(int M, int N, int kTiles, float alpha, const __grid_constan
     if (threadIdx.x != 0) return;
     for (int l = 0, t = 0; l < NMod; ++l) {
       for (int kt = 0; kt < kTiles; ++kt, ++t) {
-        const int s = t % Stages;
-        const unsigned full = fullAddr + s * kBarBytes;
-        mbar_wait(emptyAddr + s * kBarBytes, ((t / Stages) & 1) ^ 1);  // the consumers are done with it
+        const int s = ring.slot(t);
+        const unsigned full = ring.full(t);
+        ring.acquire(t);  // the consumers are done with it
         mbar_arrive_expect_tx(full, T::kStageBytes);
         const unsigned stage = sBaseAddr + s * T::kStageBytes;
         const int k0 = kt * BK;
@@ -130,8 +130,8 @@ sgemm_27_crt_in_fp64(int M, int N, int kTiles, float alpha, const __grid_constan
   for (int l = 0; l < NMod; ++l) {  // unrolled: m_l is a constant in each copy of the loop
     const int m = ozaki::modulus(l);
     for (int kt = 0; kt < kTiles; ++kt, ++t) {
-      const int s = t % Stages;
-      mbar_wait(fullAddr + s * kBarBytes, (t / Stages) & 1);  // the TMA's bytes have landed
+      const int s = ring.slot(t);
+      ring.wait(t);  // the TMA's bytes have landed
 
       const unsigned stage = sBaseAddr + s * T::kStageBytes;
       const unsigned aTile = stage + consumer * kWgmmaM * T::kRowBytes;  // this warpgroup's 64 rows
@@ -148,7 +148,7 @@ sgemm_27_crt_in_fp64(int M, int N, int kTiles, float alpha, const __grid_constan
       wgmma_commit();
       wgmma_wait<0>();  // this warp's wgmmas have read the stage
       __syncwarp();
-      if (lane == 0) mbar_arrive(emptyAddr + s * kBarBytes);  // one arrival per consumer warp
+      if (lane == 0) ring.release(t);  // one arrival per consumer warp
       if ((kt + 1) % T::kReduceSlabs == 0) {  // K beyond 2^16: keep the INT32 sums in range
 #pragma unroll
         for (int i = 0; i < T::kAccRegs; ++i) rAcc[i] %= m;

@@ -109,7 +109,7 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
   const unsigned sBaseAddr = align_to_atom(rawAddr);
   const unsigned fullAddr = static_cast<unsigned>(__cvta_generic_to_shared(sFull));
   const unsigned emptyAddr = static_cast<unsigned>(__cvta_generic_to_shared(sEmpty));
-  ring_init<Stages>(fullAddr, emptyAddr, T::kEmptyArrivals);  // hopper.cuh: the only block-wide barrier
+  const StageRing<Stages> ring(fullAddr, emptyAddr, T::kEmptyArrivals);  // the only block-wide barrier
 
   const int64_t tiles = int64_t(tilesM) * tilesN, units = tiles * moduli;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -122,9 +122,9 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
       int tm = 0, tn = 0;
       if (u < units) grouped_tile(u % tiles, tilesM, tilesN, &tm, &tn);
       for (int kt = 0; kt < kTiles; ++kt, ++t) {
-        const int s = t % Stages;
-        const unsigned full = fullAddr + s * kBarBytes;
-        mbar_wait(emptyAddr + s * kBarBytes, ((t / Stages) & 1) ^ 1);  // the consumers are done with it
+        const int s = ring.slot(t);
+        const unsigned full = ring.full(t);
+        ring.acquire(t);  // the consumers are done with it
         if (kt == 0) sUnit[s] = u < units ? u : -1;  // released to the consumers by the arrival below
         if (u >= units) {
           mbar_arrive(full);  // a stage without bytes: the end
@@ -145,8 +145,8 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
   int rAcc[T::kAccRegs];  // [kFragGroups][2 rows][2 columns]: the fragment noted at kRowsPerWarp
   constexpr int kConsumerThreads = T::kConsumers * kWarpgroupThreads;
   for (uint32_t t = 0;;) {
-    const int s0 = t % Stages;
-    mbar_wait(fullAddr + s0 * kBarBytes, (t / Stages) & 1);  // the unit's first slab (or the end)
+    const int s0 = ring.slot(t);
+    ring.wait(t);  // the unit's first slab (or the end)
     // Lane 0 reads the number and hands it to its warp: its own arrival on the stage's empty barrier
     // (below) releases that read before the producer may write the stage's next number.
     long long u = 0;
@@ -156,8 +156,8 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
     const int l = int(u / tiles);
     const ozaki::RuntimeModulus m(ozaki::modulus(l));
     for (int kt = 0; kt < kTiles; ++kt, ++t) {
-      const int s = t % Stages;
-      mbar_wait(fullAddr + s * kBarBytes, (t / Stages) & 1);  // the TMA's bytes have landed
+      const int s = ring.slot(t);
+      ring.wait(t);  // the TMA's bytes have landed
 
       const unsigned stage = sBaseAddr + s * T::kStageBytes;
       const unsigned aTile = stage + consumer * kWgmmaM * T::kRowBytes;  // this warpgroup's 64 rows
@@ -174,7 +174,7 @@ sgemm_31_ordered_units(int kTiles, int moduli, int tilesM, int tilesN, const __g
       wgmma_commit();
       wgmma_wait<0>();  // this warp's wgmmas have read the stage
       __syncwarp();
-      if (lane == 0) mbar_arrive(emptyAddr + s * kBarBytes);  // one arrival per consumer warp
+      if (lane == 0) ring.release(t);  // one arrival per consumer warp
       if ((kt + 1) % T::kReduceSlabs == 0) {  // K beyond 2^16: keep the INT32 sums in range
 #pragma unroll
         for (int i = 0; i < T::kAccRegs; ++i) rAcc[i] = m.reduce(rAcc[i]);
