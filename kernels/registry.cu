@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ffma/capstone.hpp"
 #include "sgemm_ladder.hpp"
 
 #define SGEMM_DECLARE_RUNG(NS)                                                    \
@@ -83,22 +84,28 @@ constexpr Track kBase = Track::kBaseline, kCuda = Track::kCudaCore, kTensor = Tr
                 kDispatch = Track::kDispatch;
 constexpr int kNone = -1;  // builds on nothing
 constexpr bool kPacks = true;  // the front door may pack unaligned operands (Rung::packs_unaligned)
-constexpr bool kCapstone = true;  // the CUDA-core track's capstone (Rung::capstone)
+constexpr bool kCapstoneByName = false;  // Rung::capstone, which with_capstone sets from its id
+// The table with Rung::capstone set on the rung ffma/capstone.hpp names, and on no other.
+std::vector<Rung> with_capstone(std::vector<Rung> table) {
+  for (Rung& r : table) r.capstone = r.id == kCapstoneRung;
+  return table;
+}
 constexpr unsigned kTakesAll = kTakesLayouts | kTakesBatch | kTakesBias;  // Rung::takes: every call as it is
 }  // namespace
 
 // Columns: id, slug, track, builds on, source (under kernels/), title, lesson, oldest
 // architecture, the kernel the tools report (text in its name: from rung 6 on, the instance with
 // 128-bit accesses, `<true`), precision, then the functions; then, for rungs whose kernel reads the
-// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); then,
-// on one row, kCapstone (the rung the CUDA-core track leads up to); last, for a rung whose launch
-// handles parts of the general call itself, its kTakes* bits (Rung::takes; the front door provides
-// the parts a rung does not take, docs/design.md).
+// operands with a 128-bit and a 32-bit path, kPacks (the front door packs unaligned operands); then
+// kCapstoneByName, where a row goes on (the capstone is the rung ffma/capstone.hpp names:
+// with_capstone sets Rung::capstone); last, for a rung whose launch handles parts of the general
+// call itself, its kTakes* bits (Rung::takes; the front door provides the parts a rung does not
+// take, docs/design.md).
 const std::vector<Rung>& registry() {
-  static const std::vector<Rung> table = {
+  static const std::vector<Rung> table = with_capstone({
       {0, "00_cublas", kBase, kNone, "baseline/00_cublas.cuh", "cuBLAS baseline (pure FP32)",
        "the yardstick: cuBLAS SGEMM, FP32 compute, pedantic math, never TF32", "sm_70", "", kFp32,
-       &rung00::tile, &rung00::supports, &rung00::launch, nullptr, !kPacks, !kCapstone,
+       &rung00::tile, &rung00::supports, &rung00::launch, nullptr, !kPacks, kCapstoneByName,
        kTakesLayouts | kTakesBatch},
       // ---- the CUDA-core (FFMA) track ----
       {1, "01_naive", kCuda, kNone, "ffma/01_naive.cuh", "Naive: one thread per element of C",
@@ -161,7 +168,7 @@ const std::vector<Rung>& registry() {
        "transposed operands read where they lie (one contiguous along K through registers, one along M or N by "
        "cp.async, into the same swizzled tiles), a batch on grid z, the bias in the epilogue",
        "sm_80", "sgemm_17_any_layout<true, false, true", kFp32, &rung17::tile, &rung17::supports, &rung17::launch,
-       nullptr, kPacks, kCapstone, kTakesAll},
+       nullptr, kPacks, kCapstoneByName, kTakesAll},
       // ---- the tensor-core track ----
       {21, "21_mma_tf32", kTensor, 10, "tensor/21_mma_tf32.cuh", "Tensor cores, 1xTF32 (NOT FP32-accurate)",
        "tensor cores: mma.sync m16n8k8 on TF32 operands (10-bit mantissa), for contrast with 3xTF32", "sm_80",
@@ -174,58 +181,58 @@ const std::vector<Rung>& registry() {
        "warpgroup MMA: wgmma reads both operands from swizzled shared memory, so the 3xTF32 split moves to a "
        "pre-pass",
        "sm_90a", "sgemm_23_wgmma_3xtf32<true", k3xTf32, &rung23::tile, &rung23::supports, &rung23::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {24, "24_tma_warp_specialized", kTensor, 23, "tensor/24_tma_warp_specialized.cuh",
        "TMA copies and a producer warp (sm_90a)",
        "a producer thread copies each slab with the TMA into a ring of stages guarded by mbarriers, so the two "
        "consumer warpgroups never meet at __syncthreads",
        "sm_90a", "sgemm_24_tma_warp_specialized<true", k3xTf32, &rung24::tile, &rung24::supports, &rung24::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {25, "25_ozaki_int8", kTensor, 24, "tensor/25_ozaki_int8.cuh", "FP32 from INT8 tensor cores: the Ozaki scheme (sm_90a)",
        "the Ozaki scheme: rows and columns scaled to integers, one INT8 wgmma GEMM per modulus, the FP32 result "
        "rebuilt by the Chinese remainder theorem",
        "sm_90a", "sgemm_25_ozaki_int8<7, true", kOzakiInt8, &rung25::tile, &rung25::supports, &rung25::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {26, "26_wide_tile", kTensor, 25, "tensor/26_wide_tile.cuh", "A wider tile for the INT8 loop (sm_90a)",
        "a 128x256 block tile: a third more INT8 operations per byte the TMA brings; the product's residues move to a "
        "global scratch to leave shared memory to the ring",
        "sm_90a", "sgemm_26_wide_tile<7, true", kOzakiInt8, &rung26::tile, &rung26::supports, &rung26::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {27, "27_crt_in_fp64", kTensor, 26, "tensor/27_crt_in_fp64.cuh", "The rebuild in floating point (sm_90a)",
        "the epilogue rebuilds each output by the Chinese remainder theorem in FP64 (exact split sums, one rounded "
        "quotient) instead of Garner's integer steps",
        "sm_90a", "sgemm_27_crt_in_fp64<7, true", kOzakiInt8, &rung27::tile, &rung27::supports, &rung27::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {28, "28_one_modulus_loop", kTensor, 27, "tensor/28_one_modulus_loop.cuh", "One copy of the modulus loop (sm_90a)",
        "the loop over the moduli is not unrolled: one copy of the code, which stays in the instruction cache, with "
        "the modulus reduced by a run-time multiply-high",
        "sm_90a", "sgemm_28_one_modulus_loop<7, true", kOzakiInt8, &rung28::tile, &rung28::supports, &rung28::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {29, "29_epilogue_prefetch", kTensor, 28, "tensor/29_epilogue_prefetch.cuh", "The epilogue's loads one group ahead (sm_90a)",
        "the epilogue loads the next output group's residues and scales before it rebuilds the current one, so their "
        "L2 latency hides behind arithmetic",
        "sm_90a", "sgemm_29_epilogue_prefetch<7, true", kOzakiInt8, &rung29::tile, &rung29::supports, &rung29::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       // ---- on top: dispatch ----
       {30, "30_auto", kDispatch, kNone, "dispatch/30_auto.cuh", "Dispatch: the kernel for the shape",
        "a model with constants measured on the GPU picks, per shape, a GEMV kernel or the capstone's kernels in one "
        "of five tile configurations, or where it is faster rung 32's Ozaki scheme on the tensor cores",
        "sm_80", "sgemm_30_gemv<", kAuto, &rung30::tile, &rung30::supports, &rung30::launch, &rung30::choice, false,
-       false, kTakesAll, &rung30::predicted_ns},
+       kCapstoneByName, kTakesAll, &rung30::predicted_ns},
       // The tensor-core track goes on past the dispatch rung's number (30, which sits on top).
       {31, "31_ordered_units", kTensor, 29, "tensor/31_ordered_units.cuh",
        "One modulus of one tile at a time, handed out in order (sm_90a)",
        "the unit of work is one modulus of one tile, taken in order from an atomic counter by one block per SM, so "
        "the blocks in flight read neighbouring tiles of one modulus from L2; the rebuild becomes a kernel of its own",
        "sm_90a", "sgemm_31_ordered_units<", kOzakiInt8, &rung31::tile, &rung31::supports, &rung31::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
       {32, "32_fused_prepass", kTensor, 31, "tensor/32_fused_prepass.cuh",
        "The pre-pass reads each operand once (sm_90a)",
        "one kernel per operand gathers a line's statistics, takes its scale and writes its residues while the line "
        "waits in the shared memory of a cluster, so A and B cross HBM once before the INT8 GEMMs",
        "sm_90a", "sgemm_32_fused_prepass<", kOzakiInt8, &rung32::tile, &rung32::supports, &rung32::launch,
-       nullptr, !kPacks, !kCapstone, kTakesLayouts},
-  };
+       nullptr, !kPacks, kCapstoneByName, kTakesLayouts},
+  });
   return table;
 }
 

@@ -123,7 +123,8 @@ struct Rung {
   bool packs_unaligned = false;
   // True for the one rung of the CUDA-core track that the others lead up to: the README's headline,
   // the rung the dispatch rung builds its candidates on, the package's rung when there is no
-  // dispatch rung. Exactly one rung carries it (a CPU test checks); nothing else decides it.
+  // dispatch rung. The registry sets it on the rung ffma/capstone.hpp names (kCapstoneRung), the
+  // rung whose kernels the dispatch rung runs; nothing else decides it.
   bool capstone = false;
   // kTakes* bits: what of the general call (layouts, batch, bias) the launch handles itself. Its
   // supports() and launch() see only those; the rest of GemmArgs is the plain call's.

@@ -86,6 +86,31 @@ SGEMM_LADDER_EXPORT const char* sgemm_ladder_kernel_name(int kernel_id) {
   return r ? r->slug : nullptr;
 }
 
+SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_lookup(const char* name) {
+  const sgemm::Rung* dispatch = nullptr;  // the last rung of the dispatch track: what "auto" runs
+  for (const sgemm::Rung& r : sgemm::registry())
+    if (r.track == sgemm::Track::kDispatch) dispatch = &r;
+  const std::string key = name ? name : "";
+  const sgemm::Rung* r = nullptr;
+  int flags = 0;
+  if (key == "auto" || key == "auto_cuda_cores") {
+    r = dispatch ? dispatch : sgemm::capstone();
+    if (dispatch && key == "auto_cuda_cores") flags = SGEMM_LADDER_CUDA_CORES;
+  } else if (key == "capstone") {
+    r = sgemm::capstone();
+  } else {
+    r = sgemm::find_rung(key);
+  }
+  if (r) {
+    g_last_error.clear();
+    return r->id | flags;
+  }
+  std::string known;
+  for (const sgemm::Rung& k : sgemm::registry()) known += (known.empty() ? "" : ", ") + std::to_string(k.id) + " (" + k.slug + ")";
+  g_last_error = "no kernel named '" + key + "': the kernels are " + known + ", or 'auto', 'auto_cuda_cores' or 'capstone'";
+  return -1;
+}
+
 SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_describe(int kernel_id, sgemm_ladder_kernel_desc* out) {
   // The tile texts, made once: the C ABI hands out pointers that stay valid.
   static const std::map<int, std::string> tiles = [] {

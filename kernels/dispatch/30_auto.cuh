@@ -34,7 +34,7 @@
 #include "dispatch/model.hpp"
 #include "dispatch/tensor.hpp"
 #include "dispatch/tiles.hpp"
-#include "ffma/17_any_layout.hpp"
+#include "ffma/capstone.hpp"
 
 // The candidates' launches are compiled in units of their own, in parallel (dispatch/tiles.hpp
 // declares them: the tiles, split-K and the GEMVs); this file picks among them.
@@ -51,7 +51,7 @@ Status launch_repack(const GemmArgs& a, cudaStream_t stream, std::string* why) {
 
 // The capstone: rung 17's own launch, or its tile's NN kernels with 32-bit stores (capstone_own).
 Status launch_capstone(const GemmArgs& a, cudaStream_t stream, std::string* why) {
-  return capstone_own(a) ? rung17::launch(a, stream, why) : launch_capstone_tiles(a, stream, why);
+  return capstone_own(a) ? capstone_rung::launch(a, stream, why) : launch_capstone_tiles(a, stream, why);
 }
 
 // The GEMV of the call's form (gemv_form; the model offers it for no other).
@@ -88,10 +88,10 @@ void occupancy_of(Device* d) {
     d->blocks[kShortK][v] = blocks_of(v ? prepare_tiles<true, ShortK> : prepare_tiles<false, ShortK>);
     d->blocks[kSplitKSmall][v] = blocks_of(v ? prepare_split_k<true, Small> : prepare_split_k<false, Small>);
     d->blocks[kSplitKRows][v] = blocks_of(v ? prepare_split_k<true, FewRows> : prepare_split_k<false, FewRows>);
-    d->blocks[kCapstone][v] = rung17::min_blocks_per_sm();  // as its launch bounds ask
+    d->blocks[kCapstone][v] = capstone_rung::min_blocks_per_sm();  // as its launch bounds ask
     KernelInfo cut;
     std::string why;
-    d->cutBlocks[v] = rung17::prepare_kernels(v == 1, false, false, &cut, &why) == Status::kOk ? cut.blocks_per_sm : 0;
+    d->cutBlocks[v] = capstone_rung::prepare_kernels(v == 1, false, false, &cut, &why) == Status::kOk ? cut.blocks_per_sm : 0;
     if (d->cutBlocks[v] > 0) d->overlap = cut.cc_major >= 9;  // the cut's launches overlap from sm_90 on
   }
 }

@@ -1,7 +1,7 @@
 // The dispatch rung's cost model (model.hpp): each candidate's terms from the shape and the
-// device, its predicted time from the measured constants, and the pick; and the plain host
-// plumbing of the rung's launches. Host code only; the kernels and their launches are the rung's
-// (kernels/dispatch/30_auto.cuh).
+// device, its predicted time from the measured constants, and the pick (on the current device, and
+// the plain host plumbing of the rung's launches: model_device.cpp). Host code only; the kernels
+// and their launches are the rung's (kernels/dispatch/30_auto.cuh).
 #include "dispatch/model.hpp"
 #include "dispatch/tensor.hpp"
 
@@ -15,7 +15,7 @@
 #include <mutex>
 
 #include "common/cut_plan.hpp"
-#include "ffma/17_any_layout.hpp"
+#include "ffma/capstone.hpp"
 #include "tuned/dispatch.cuh"
 #include "tuned/tuned.cuh"
 
@@ -216,7 +216,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
   t.restreamMB = restream_mb(a, cand.BM, cand.BN, slots, d.l2Bytes);
   // The capstone's own launch (its cut) where C's rows are aligned as its operands' (capstone_own).
   if (c == int(kCapstone) && capstone_own(a) && d.cutBlocks[vec ? 1 : 0] > 0) {
-    const cut::Plan cp = rung17::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
+    const cut::Plan cp = capstone_rung::plan_on(a, int64_t(d.sms) * d.cutBlocks[vec ? 1 : 0], d.rates, d.overlap);
     if (cp.cut()) {
       // The capstone cuts the last wave: the cut plan's time, less what it charges every block
       // besides its slabs (the whole-tile terms here charge none).
@@ -225,7 +225,7 @@ Terms model_terms(int c, const GemmArgs& a, const Device& d, const Constants& k)
       return t;
     }
   }
-  const stream_k::Model m{cand.BM, cand.BN, cand.BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
+  const stream_k::Model m{cand.BM, cand.BN, cand.BK, capstone_rung::model().slabCost, capstone_rung::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, slots);
   if (p.skBlocks > 0) {  // the whole tiles' waves, then the busiest share
     t.tiles = double(p.sched.dpTiles / slots);

@@ -16,6 +16,7 @@
 #include "common/launch.hpp"
 #include "common/stream_k_plan.hpp"
 #include "sgemm_ladder.hpp"
+#include "ffma/capstone.hpp"
 #include "tuned/tuned.cuh"
 
 namespace sgemm::rung30 {
@@ -30,21 +31,40 @@ enum : size_t { kCapstone, kFewRows, kFewCols, kSmall, kSplitKSmall, kSplitKRows
 struct Candidate {
   const char* name;
   Kind kind;
-  int BM, BN, BK;  // its tile (GEMV, repack: 0); dispatch/tiles.hpp's configurations match (static_assert)
+  int BM, BN, BK;  // its tile (GEMV, repack: 0), from the tile structs below that dispatch/tiles.hpp runs
   int maxK = 0;    // offered only up to this K (0: any)
   // A K tail checks bounds in its last slab alone (rung 17's Config::kTailSlab), else in every slab.
   bool tailSlab = true;
 };
+// The tiles the capstone's kernels run in besides its own (CapstoneTile): block, warp and thread
+// tiles, stages and the k-unroll, as dispatch/tiles.hpp hands them to capstone_rung::Config; the
+// table below prices the same ones.
+struct FewRowsTile {  // few rows: four warps of 64 accumulators
+  static constexpr int BM = 32, BN = 256, BK = 32, WM = 32, WN = 64, TM = 8, TN = 8, Stages = 2, KU = 8;
+};
+struct FewColsTile {
+  static constexpr int BM = 128, BN = 64, BK = 32, WM = 32, WN = 64, TM = 8, TN = 8, Stages = 2, KU = 8;
+};
+struct SmallTile {  // small problems, and split-K's
+  static constexpr int BM = 64, BN = 64, BK = 32, WM = 32, WN = 32, TM = 4, TN = 8, Stages = 2, KU = 8;
+};
+struct ShortKTile {  // a K of 8-16 in one slab, not half of one
+  static constexpr int BM = 64, BN = 64, BK = 16, WM = 32, WN = 32, TM = 4, TN = 8, Stages = 2, KU = 8;
+};
+template <class T>
+constexpr Candidate tiled(const char* name, Kind kind, int maxK = 0, bool tailSlab = true) {
+  return {name, kind, T::BM, T::BN, T::BK, maxK, tailSlab};
+}
 inline constexpr Candidate kCandidateList[kCandidates] = {  // in the order of the enum
-    {"capstone", Kind::kTiles, tuned::Rung10::BM, tuned::Rung10::BN, tuned::Rung10::BK, 0, false},
-    {"few_rows", Kind::kTiles, 32, 256, 32},
-    {"few_cols", Kind::kTiles, 128, 64, 32},
-    {"small", Kind::kTiles, 64, 64, 32},
-    {"split_k", Kind::kSplitK, 64, 64, 32},
-    {"split_k_rows", Kind::kSplitK, 32, 256, 32},
+    tiled<CapstoneTile>("capstone", Kind::kTiles, 0, false),
+    tiled<FewRowsTile>("few_rows", Kind::kTiles),
+    tiled<FewColsTile>("few_cols", Kind::kTiles),
+    tiled<SmallTile>("small", Kind::kTiles),
+    tiled<SmallTile>("split_k", Kind::kSplitK),
+    tiled<FewRowsTile>("split_k_rows", Kind::kSplitK),
     {"gemv", Kind::kGemv, 0, 0, 0},
     {"repack", Kind::kRepack, 0, 0, 0},
-    {"short_k", Kind::kTiles, 64, 64, 16, 16},  // one slab: past it the 32-deep tiles do a slab's work in fewer
+    tiled<ShortKTile>("short_k", Kind::kTiles, 16),  // one slab: past it the 32-deep tiles do a slab's work in fewer
 };
 constexpr int kMinSlabsPerSplit = 4;  // a split-K block still runs a pipeline of >= 4 slabs
 constexpr int kGemvMaxRows = 32;      // the GEMV serves M <= 32 (one product)

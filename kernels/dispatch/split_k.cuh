@@ -27,8 +27,8 @@ sgemm_30_split_k(int M, int N, int K, const float* A, int lda, const float* B, i
   const stream_k::Unit u = stream_k::whole_tile(blockIdx.y * Cfg::BM, blockIdx.x * Cfg::BN, ceil_div(g.K, Cfg::BK));
   const stream_k::Partials none{nullptr, nullptr};
   if ((blockIdx.y + 1) * Cfg::BM <= M && (blockIdx.x + 1) * Cfg::BN <= N && g.K % Cfg::BK == 0)
-    rung17::compute_tile<kVec, kTransA, kTransB, Cfg, false>(smem, g, u, none);
-  else rung17::compute_tile<kVec, kTransA, kTransB, Cfg, true>(smem, g, u, none);
+    capstone_rung::compute_tile<kVec, kTransA, kTransB, Cfg, false>(smem, g, u, none);
+  else capstone_rung::compute_tile<kVec, kTransA, kTransB, Cfg, true>(smem, g, u, none);
 }
 
 // C = alpha * (W[0] + ... + W[splits - 1]) + beta * C (+ bias). Lane x of a block owns four columns; warp y

@@ -10,7 +10,7 @@
 #include "common/launch.cuh"
 #include "common/stream_k.cuh"
 #include "dispatch/tiles.hpp"
-#include "ffma/17_any_layout.hpp"
+#include "ffma/capstone.hpp"
 
 namespace sgemm::rung30 {
 
@@ -25,15 +25,15 @@ struct Tiles {
 template <class Cfg>
 Tiles<Cfg> tiles_of(bool vec, bool transA, bool transB) {
   return by_layout(vec, transA, transB, [](auto v, auto ta, auto tb) {
-    return Tiles<Cfg>{rung17::sgemm_17_any_layout<v(), ta(), tb(), Cfg>,
-                      rung17::sgemm_17_any_layout_shares<v(), ta(), tb(), Cfg>};
+    return Tiles<Cfg>{capstone_rung::sgemm_17_any_layout<v(), ta(), tb(), Cfg>,
+                      capstone_rung::sgemm_17_any_layout_shares<v(), ta(), tb(), Cfg>};
   });
 }
 // NN with 128-bit loads and C stored a float at a time (C's rows not 16-byte aligned).
 template <class Cfg>
 Tiles<Cfg> tiles_c32() {
-  return Tiles<Cfg>{rung17::sgemm_17_any_layout<true, false, false, Cfg, false>,
-                    rung17::sgemm_17_any_layout_shares<true, false, false, Cfg, false>};
+  return Tiles<Cfg>{capstone_rung::sgemm_17_any_layout<true, false, false, Cfg, false>,
+                    capstone_rung::sgemm_17_any_layout_shares<true, false, false, Cfg, false>};
 }
 template <class Cfg>
 Status prepare_kernels(const Tiles<Cfg>& t, bool transB, KernelInfo* info, std::string* why) {
@@ -53,7 +53,7 @@ Status launch_with(const Tiles<Cfg>& t, const GemmArgs& a, cudaStream_t stream, 
   if (const Status s = prepare_kernels(t, a.transb, &info, why); s != Status::kOk) return s;
   const Batch batch{a.strideA, a.strideB, a.strideC, a.bias};
   if (a.batch > 1) return cut::launch_batch<Cfg>(t.whole, a, batch, stream);
-  const stream_k::Model m{Cfg::BM, Cfg::BN, Cfg::BK, rung17::model().slabCost, rung17::model().minSlabsPerUnit};
+  const stream_k::Model m{Cfg::BM, Cfg::BN, Cfg::BK, capstone_rung::model().slabCost, capstone_rung::model().minSlabsPerUnit};
   const stream_k::Plan p = stream_k::plan(m, a.M, a.N, a.K, int64_t(info.sms) * info.blocks_per_sm);
   return stream_k::launch(p, m, t.whole, t.shares, Cfg::kThreads, Cfg::smem_bytes(a.transb), a, stream, batch);
 }

@@ -12,19 +12,18 @@
 #include "tuned/tuned.cuh"
 
 // The capstone's tile configuration (its kernel templates are instantiated in the parts, not here).
-#define SGEMM_DEVICE_ONLY
-#include "ffma/17_any_layout.cuh"
-#undef SGEMM_DEVICE_ONLY
+#include "ffma/capstone.cuh"
 
 namespace sgemm::rung30 {
 
-using T = tuned::Rung10;  // the capstone's tile
-using Capstone = rung17::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
-// Other tiles for the capstone's kernels: few rows, few columns, small problems (also split-K's).
-using FewRows = rung17::Config<32, 256, 32, 32, 64, 8, 8, 2, 8>;  // four warps of 64 accumulators
-using FewCols = rung17::Config<128, 64, 32, 32, 64, 8, 8, 2, 8>;
-using Small = rung17::Config<64, 64, 32, 32, 32, 4, 8, 2, 8>;
-using ShortK = rung17::Config<64, 64, 16, 32, 32, 4, 8, 2, 8>;  // a K of 8-16 in one slab, not half of one
+// The capstone's kernels in the tiles of the model's candidates (dispatch/model.hpp names them).
+template <class T>
+using TileConfig = capstone_rung::Config<T::BM, T::BN, T::BK, T::WM, T::WN, T::TM, T::TN, T::Stages, T::KU>;
+using Capstone = TileConfig<CapstoneTile>;
+using FewRows = TileConfig<FewRowsTile>;
+using FewCols = TileConfig<FewColsTile>;
+using Small = TileConfig<SmallTile>;
+using ShortK = TileConfig<ShortKTile>;
 template <class Cfg, size_t kC>
 constexpr bool same_tile() {
   return kCandidateList[kC].BM == Cfg::BM && kCandidateList[kC].BN == Cfg::BN && kCandidateList[kC].BK == Cfg::BK &&

@@ -88,6 +88,14 @@ int sgemm_ladder_kernel_id(int index);
 /* The kernel's slug ("07_bank_conflict_free"), or NULL for an unknown id. */
 const char* sgemm_ladder_kernel_name(int kernel_id);
 
+/* Added in 0.3.0: the kernel to pass as kernel_id for a name, as the Python package and the PyTorch
+ * operators take it: an id ("7", "07") or a slug ("07_bank_conflict_free", "bank_conflict_free");
+ * "capstone", the rung the CUDA-core track leads up to; "auto", the dispatch rung (the capstone where
+ * the build has none); "auto_cuda_cores", the dispatch rung with SGEMM_LADDER_CUDA_CORES OR-ed in
+ * (the capstone where the build has no dispatch rung). -1 for an unknown name
+ * (sgemm_ladder_last_error() lists the kernels). */
+int sgemm_ladder_kernel_lookup(const char* name);
+
 /* What the registry says about one kernel. Strings are static; never free them. */
 typedef struct sgemm_ladder_kernel_desc {
   int id;

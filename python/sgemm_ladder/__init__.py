@@ -67,7 +67,7 @@ def _refuse_host_array(x, name: str) -> None:
 
 def _rung_text(rung) -> str:
     if isinstance(rung, bool) or not isinstance(rung, (int, str)):
-        raise LadderArgumentError(f"rung must be an id, a slug, 'auto' or 'auto_cuda_cores', got {rung!r}")
+        raise LadderArgumentError(f"rung must be an id, a slug, 'auto', 'auto_cuda_cores' or 'capstone', got {rung!r}")
     return str(rung)
 
 

@@ -100,10 +100,12 @@ SIGNATURES = {
     "sgemm_ladder_set_tensor_cores": (ctypes.c_int, [ctypes.c_int]),
     "sgemm_ladder_tensor_cores": (ctypes.c_int, []),
     "sgemm_ladder_set_tensor_workspace": (_i64, [_i64]),
+    "sgemm_ladder_kernel_lookup": (ctypes.c_int, [ctypes.c_char_p]),
 }
 # Functions a library of an older version lacks (it loads all the same; see ``gemm``).
 ADDED_LATER = {"sgemm_ladder_gemm": "0.3.0", "sgemm_ladder_set_tensor_cores": "0.3.0",
-               "sgemm_ladder_tensor_cores": "0.3.0", "sgemm_ladder_set_tensor_workspace": "0.3.0"}
+               "sgemm_ladder_tensor_cores": "0.3.0", "sgemm_ladder_set_tensor_workspace": "0.3.0",
+               "sgemm_ladder_kernel_lookup": "0.3.0"}
 
 
 @dataclass(frozen=True)
@@ -237,25 +239,18 @@ def capstone() -> Optional[Rung]:
 
 
 def find_rung(rung: Union[int, str]) -> Rung:
-    """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free"), "auto" (the dispatch rung
-    when the registry has one, else the capstone) or "auto_cuda_cores" (the dispatch rung with the
-    CUDA_CORES call flag; else the capstone, all CUDA cores)."""
-    table = _registry()
-    dispatch = [r for r in table if r.track == DISPATCH_TRACK]
-    if rung == AUTO_CUDA_CORES:
-        if dispatch:
-            return replace(dispatch[-1], call_flags=CUDA_CORES)
-        rung = AUTO
-    if rung == AUTO:
-        chosen = dispatch[-1] if dispatch else capstone()
-        if chosen is not None:
-            return chosen
-    key = int(rung) if isinstance(rung, str) and rung.isdigit() else rung
-    for r in table:
-        if key in (r.id, r.slug):
-            return r
-    known = ", ".join(f"{r.id} ({r.slug})" for r in table)
-    raise error(ERR_UNKNOWN_KERNEL, f"rung {rung!r}", f"the rungs are {known}, or {AUTO!r} or {AUTO_CUDA_CORES!r}")
+    """The rung for an id (7, or "7"), a slug ("07_bank_conflict_free"), "capstone", "auto" (the
+    dispatch rung when the registry has one, else the capstone) or "auto_cuda_cores" (the dispatch
+    rung with the CUDA_CORES call flag; else the capstone, all CUDA cores), as the library resolves
+    names (``sgemm_ladder_kernel_lookup``, the one place that does)."""
+    _needs("sgemm_ladder_kernel_lookup")
+    lib = load()
+    found = lib.sgemm_ladder_kernel_lookup(str(rung).encode())
+    if found < 0:
+        raise error(ERR_UNKNOWN_KERNEL, f"rung {rung!r}", _text(lib.sgemm_ladder_last_error()))
+    kernel_id, flags = found & ~CUDA_CORES, found & CUDA_CORES
+    chosen = next(r for r in _registry() if r.id == kernel_id)
+    return replace(chosen, call_flags=flags) if flags else chosen
 
 
 def run(rung_id: int, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ffma/capstone.hpp"
 #include "sgemm_ladder.h"
 #include "sgemm_ladder.hpp"
 
@@ -256,7 +257,7 @@ TEST(Registry, ArchitectureColumnMatchesTheBuild) {
 
 // The capstone is a fact of the registry: one rung carries it, the last of the CUDA-core track (the
 // rung the track leads up to), the C ABI reports it, and the dispatch rung builds on that rung's
-// file. The docs generator and the Python package read it from the C ABI (tests/python).
+// file (ffma/capstone.hpp names it for both). The docs generator and the Python package read it from the C ABI (tests/python).
 TEST(Registry, OneCapstoneTheLastOfTheCudaCoreTrack) {
   std::vector<const sgemm::Rung*> marked;
   for (const sgemm::Rung& r : sgemm::registry())
@@ -272,6 +273,10 @@ TEST(Registry, OneCapstoneTheLastOfTheCudaCoreTrack) {
     ASSERT_EQ(sgemm_ladder_kernel_describe(r.id, &d), SGEMM_LADDER_OK);
     EXPECT_EQ(d.capstone, &r == cap ? 1 : 0) << r.slug;
   }
+  // ffma/capstone.hpp names the capstone once: the registry marks the rung of its id, and the dispatch
+  // rung runs the rung of its alias; where the two part, this fails.
+  EXPECT_EQ(cap->id, sgemm::kCapstoneRung);
+  EXPECT_EQ(cap->launch, &sgemm::capstone_rung::launch) << "capstone.hpp's alias names another rung than its id";
   // The dispatch rung runs the capstone's kernels: it includes the capstone's file (through its tiles).
   for (const sgemm::Rung* r : by_track.at(sgemm::Track::kDispatch))
     EXPECT_TRUE(includes_of(r->source).count(cap->source))
@@ -488,6 +493,34 @@ TEST(Registry, MeasuredFigureRuleFlagsFiguresNotCode) {
   EXPECT_EQ(measured_figures("#pragma once\n// PREDICTION: an error near 1e-4\n", true).size(), 1u);
   EXPECT_EQ(measured_figures("# CMake: 12% faster\n", false).size(), 1u);
   EXPECT_EQ(measured_figures("# CMake: measured at 7855a22\n", false).size(), 1u);
+}
+
+// Every file under kernels/ reads in one sitting: at most kMaxLines lines. The files still past it
+// are named with why; one that comes under the rule must leave the list (the test says so).
+TEST(Registry, EveryFileUnderKernelsFitsItsSize) {
+  constexpr long kMaxLines = 450;
+  const std::map<std::string, std::string> stillOver = {
+      {"ffma/17_any_layout.cuh",
+       "the capstone teaches layouts, batches and a bias at once: parting those lessons moves its kernels, "
+       "which wants a GPU to re-measure"},
+      {"dispatch/model.cpp",
+       "split in two, the compiler lays out the model's host code otherwise (rung 30's fingerprint): the "
+       "split waits for a GPU to re-measure rung 30"},
+  };
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(kKernels)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string text = read_file(entry.path());
+    const long lines = long(std::count(text.begin(), text.end(), '\n'));
+    const std::string name = entry.path().lexically_relative(kKernels).string();
+    const bool listed = stillOver.count(name) > 0;
+    if (lines > kMaxLines && !listed) found.push_back(name + ": " + std::to_string(lines) + " lines");
+    if (lines <= kMaxLines && listed) found.push_back(name + ": " + std::to_string(lines) + " lines, off the list now");
+  }
+  for (const auto& [name, why] : stillOver) EXPECT_TRUE(fs::exists(kKernels / name)) << name << " (" << why << ")";
+  std::string list;
+  for (const std::string& f : found) list += "\n  kernels/" + f;
+  EXPECT_TRUE(found.empty()) << "files under kernels/ past " << kMaxLines << " lines:" << list;
 }
 
 TEST(Registry, NoMeasuredFigureUnderKernels) {

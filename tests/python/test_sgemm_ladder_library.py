@@ -141,29 +141,24 @@ def test_one_capstone_ends_the_cuda_core_track(rungs):
     assert cap == [r for r in rungs if r.track == cap.track][-1]
 
 
-def test_auto_is_the_dispatch_rung_else_the_capstone(rungs, monkeypatch):
+def test_names_resolve_in_the_library(rungs):
+    """"auto", "auto_cuda_cores" and "capstone" mean what the library says they mean
+    (sgemm_ladder_kernel_lookup, the one resolution the package and the PyTorch operators share)."""
     dispatch = [r for r in rungs if r.track == library.DISPATCH_TRACK]
     cap = library.capstone()
+    assert library.find_rung("capstone") == cap
     assert library.find_rung("auto") == (dispatch[-1] if dispatch else cap)
-    monkeypatch.setattr(library, "_registry", lambda: tuple(r for r in rungs if r not in dispatch))
-    assert library.find_rung("auto") == cap
-    # The capstone is the registry's word, not a position: moved, "auto" follows it.
-    moved = tuple(dataclasses.replace(r, capstone=(r.id == cap.builds_on)) for r in rungs if r not in dispatch)
-    monkeypatch.setattr(library, "_registry", lambda: moved)
-    assert library.find_rung("auto").id == cap.builds_on
-    added = dataclasses.replace(cap, id=99, slug="99_dispatch", track=library.DISPATCH_TRACK, capstone=False)
-    monkeypatch.setattr(library, "_registry", lambda: (*rungs, added))
-    assert library.find_rung("auto") == added
-
-
-def test_auto_cuda_cores_is_the_dispatch_rung_with_the_flag(rungs, monkeypatch):
-    dispatch = [r for r in rungs if r.track == library.DISPATCH_TRACK]
     kept = library.find_rung(library.AUTO_CUDA_CORES)
     if dispatch:
         assert kept.id == dispatch[-1].id and kept.call_id == dispatch[-1].id | library.CUDA_CORES
         assert library.find_rung("auto").call_id == dispatch[-1].id, "plain auto carries no flag"
-    monkeypatch.setattr(library, "_registry", lambda: tuple(r for r in rungs if r not in dispatch))
-    assert library.find_rung(library.AUTO_CUDA_CORES) == library.capstone(), "no dispatch rung: all CUDA cores"
+    else:
+        assert kept == cap, "no dispatch rung: the capstone, all CUDA cores"
+    lib = library.load()
+    for r in rungs:
+        assert lib.sgemm_ladder_kernel_lookup(r.slug.encode()) == r.id
+        assert lib.sgemm_ladder_kernel_lookup(str(r.id).encode()) == r.id
+    assert lib.sgemm_ladder_kernel_lookup(b"auto ") == -1 and lib.sgemm_ladder_kernel_lookup(None) == -1
 
 
 def test_tensor_switches_set_and_restore():

@@ -330,7 +330,8 @@ void check_devices(const Tensor& a, const Tensor& b, const Tensor* out, const Te
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rungs: library.find_rung, each distinct text resolved once.
+// Rungs: named as library.find_rung takes them, resolved by the library (sgemm_ladder_kernel_lookup),
+// each distinct text once.
 
 std::string status_text(int status) {
   const char* s = sgemm_ladder_status_string(status);
@@ -338,37 +339,10 @@ std::string status_text(int status) {
 }
 
 int resolve_rung(const std::string& rung) {
-  sgemm_ladder_kernel_desc desc{};
-  const int count = sgemm_ladder_kernel_count();
-  std::vector<sgemm_ladder_kernel_desc> table;
-  for (int i = 0; i < count; ++i) {
-    desc = sgemm_ladder_kernel_desc{};
-    if (sgemm_ladder_kernel_describe(sgemm_ladder_kernel_id(i), &desc) == SGEMM_LADDER_OK) table.push_back(desc);
-  }
-  // "auto_cuda_cores": the dispatch rung kept to its CUDA-core kernels for the call (the C ABI's
-  // SGEMM_LADDER_CUDA_CORES flag); without a dispatch rung, the capstone, all CUDA cores.
-  if (rung == "auto" || rung == "auto_cuda_cores") {
-    const sgemm_ladder_kernel_desc* chosen = nullptr;
-    for (const auto& d : table) {
-      if (std::string_view(d.track) == "dispatch") chosen = &d;
-    }
-    if (chosen != nullptr && rung == "auto_cuda_cores") return chosen->id | SGEMM_LADDER_CUDA_CORES;
-    if (chosen == nullptr) {
-      for (const auto& d : table) {
-        if (d.capstone) chosen = &d;
-      }
-    }
-    if (chosen != nullptr) return chosen->id;
-  }
-  const bool digits = !rung.empty() && rung.find_first_not_of("0123456789") == std::string::npos;
-  for (const auto& d : table) {
-    if ((digits && rung.size() < 10 && std::stoi(rung) == d.id) || (!digits && rung == d.slug)) return d.id;
-  }
-  std::string known;
-  for (size_t i = 0; i < table.size(); ++i) known += cat(i ? ", " : "", table[i].id, " (", table[i].slug, ")");
-  TORCH_CHECK_VALUE(false, cat("rung ", py_repr(rung), ": ", status_text(SGEMM_LADDER_ERR_UNKNOWN_KERNEL),
-                    ": the rungs are ", known, ", or 'auto' or 'auto_cuda_cores'"));
-  return -1;
+  const int id = sgemm_ladder_kernel_lookup(rung.c_str());  // the library's one resolution of names
+  TORCH_CHECK_VALUE(id >= 0, cat("rung ", py_repr(rung), ": ", status_text(SGEMM_LADDER_ERR_UNKNOWN_KERNEL), ": ",
+                                 sgemm_ladder_last_error()));
+  return id;
 }
 
 int rung_id(string_view rung) {
