@@ -156,6 +156,11 @@ double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Pr
   return method_rel_err(cublas_tf32_rel_err_, p, key, precision, &cublas_tf32, "cuBLAS TF32");
 }
 
+double Session::cublas_rel_err(Problem& p, const std::string& key) {
+  static const GemmFn kCublas = [](const GemmArgs& a, cudaStream_t s) { return sgemm::run(0, a, s); };
+  return method_rel_err(cublas_rel_err_, p, key, find_rung(0)->precision, kCublas, "cuBLAS");
+}
+
 double Session::cublas_method_rel_err(const CublasMethod& m, Problem& p, const std::string& key,
                                       const Precision& precision) {
   return method_rel_err(cublas_method_rel_err_[m.what], p, key, precision, m.fn, m.what);
@@ -230,6 +235,8 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     RowCounters c = counters_for(rung, row.shape);
     c.checked = o_.check;
     if (o_.check) verify_row(row.name, rung, p, &c);
+    if (o_.check && rung.id != 0)
+      c.cublas_rel_err = cublas_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true));
     // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
     // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the FP32-accurate
     // tensor-core rungs the same method on cuBLAS (cublas_method): interleaved, same inputs. Those

@@ -85,6 +85,8 @@ class Session {
   double method_rel_err(std::map<std::string, double>& cache, harness::Problem& p, const std::string& key,
                         const Precision& precision, GemmFn method, const char* what);
   double cublas_tf32_rel_err(harness::Problem& p, const std::string& key, const Precision& precision);
+  // cuBLAS SGEMM's own rel_err on the problem `key` names (beside every checked row). Cached per key.
+  double cublas_rel_err(harness::Problem& p, const std::string& key);
   // The same method on cuBLAS's own GEMM, for the FP32-accurate tensor-core rungs (3xTF32 on its
   // TF32 GEMM, the Ozaki scheme on its INT8 GEMM): which function, and where its figures go.
   struct CublasMethod {
@@ -108,6 +110,7 @@ class Session {
   std::string problem_key_;
   std::map<std::string, harness::VerifyResult> verified_;  // row name -> result
   std::map<std::string, double> cublas_tf32_rel_err_;      // problem key -> cuBLAS TF32's rel_err
+  std::map<std::string, double> cublas_rel_err_;           // problem key -> cuBLAS SGEMM's rel_err
   std::map<std::string, std::map<std::string, double>> cublas_method_rel_err_;  // method -> problem key -> rel_err
   std::map<std::string, double> gemmul8_rel_err_;                             // problem key -> GEMMul8's rel_err
   std::map<std::string, std::string> errors_;

@@ -53,6 +53,7 @@ void for_each_counter(Counters& c, F&& f) {
   f("packed", c.packed, When::kAlways);
   f("batch", c.batch, When::kAboveOne);
   f("bias", c.bias, When::kWhenTrue);
+  f("cublas_rel_err", c.cublas_rel_err, When::kWhenSet);
   f("pct_cublas_tf32", c.pct_cublas_tf32, When::kWhenSet);
   f("cublas_tf32_rel_err", c.cublas_tf32_rel_err, When::kWhenSet);
   f("pct_cublas_3xtf32", c.pct_cublas_3xtf32, When::kWhenSet);

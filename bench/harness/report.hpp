@@ -48,6 +48,9 @@ struct RowCounters {
   bool bias = false;         // bias: a bias added to every row of C (--bias); written only when set
   // Rows of rungs that are not FP32-accurate are also compared with cuBLAS's own TF32 GEMM
   // (CUBLAS_COMPUTE_32F_FAST_TF32), interleaved on the same inputs; -1 elsewhere (no counter written).
+  // Checked rows of every rung but cuBLAS's own: cuBLAS SGEMM's (FP32, pedantic) rel_err on the same
+  // inputs, beside the rung's rel_err; -1 elsewhere (no counter written).
+  double cublas_rel_err = -1;  // cublas_rel_err: cuBLAS SGEMM's rel_err on these inputs
   double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
   double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
   // Rows of 3xTF32 rungs are also compared with the same method on cuBLAS's TF32 GEMM
