@@ -235,8 +235,8 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     RowCounters c = counters_for(rung, row.shape);
     c.checked = o_.check;
     if (o_.check) verify_row(row.name, rung, p, &c);
-    if (o_.check && rung.id != 0)
-      c.cublas_rel_err = cublas_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true));
+    const std::string key = shape_key(row.shape, o_.input, o_.wide_exponent, true);  // the comparisons' caches
+    if (o_.check && rung.id != 0) c.cublas_rel_err = cublas_rel_err(p, key);
     // The rung, cuBLAS (the yardstick; cuBLAS's own row is timed against itself: the noise floor)
     // and, for rungs that are not FP32-accurate, cuBLAS's TF32 GEMM, for the FP32-accurate
     // tensor-core rungs the same method on cuBLAS (cublas_method): interleaved, same inputs. Those
@@ -283,19 +283,16 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     if (rung.predicted_ns) c.predicted_ms = rung.predicted_ns(p.args(0)) * 1e-6;
     if (tf32) {
       c.pct_cublas_tf32 = median(m.rounds.pct_per_round(0, 2));
-      c.cublas_tf32_rel_err =
-          cublas_tf32_rel_err(p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
+      c.cublas_tf32_rel_err = cublas_tf32_rel_err(p, key, rung.precision);
     } else if (method) {
       c.*method->pct = median(m.rounds.pct_per_round(0, 2));
-      c.*method->rel_err =
-          cublas_method_rel_err(*method, p, shape_key(row.shape, o_.input, o_.wide_exponent, true), rung.precision);
+      c.*method->rel_err = cublas_method_rel_err(*method, p, key, rung.precision);
     }
     if (ozaki_rung(rung)) c.ozaki_moduli = o_.moduli;
     if (peer) {
       c.pct_gemmul8 = median(m.rounds.pct_per_round(0, int(contenders.size()) - 1));
       c.gemmul8_moduli = o_.gemmul8;
-      c.gemmul8_rel_err = method_rel_err(gemmul8_rel_err_, p, shape_key(row.shape, o_.input, o_.wide_exponent, true),
-                                         rung.precision, &peers::gemmul8_sgemm, "GEMMul8");
+      c.gemmul8_rel_err = method_rel_err(gemmul8_rel_err_, p, key, rung.precision, &peers::gemmul8_sgemm, "GEMMul8");
     }
     report_row(state, c);
   } catch (const OutOfMemory& e) {
