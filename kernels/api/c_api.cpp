@@ -106,8 +106,10 @@ SGEMM_LADDER_EXPORT int sgemm_ladder_kernel_lookup(const char* name) {
     return r->id | flags;
   }
   std::string known;
-  for (const sgemm::Rung& k : sgemm::registry()) known += (known.empty() ? "" : ", ") + std::to_string(k.id) + " (" + k.slug + ")";
-  g_last_error = "no kernel named '" + key + "': the kernels are " + known + ", or 'auto', 'auto_cuda_cores' or 'capstone'";
+  for (const sgemm::Rung& k : sgemm::registry())
+    known += (known.empty() ? "" : ", ") + std::to_string(k.id) + " (" + k.slug + ")";
+  g_last_error =
+      "no kernel named '" + key + "': the kernels are " + known + ", or 'auto', 'auto_cuda_cores' or 'capstone'";
   return -1;
 }
 
