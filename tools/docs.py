@@ -112,13 +112,13 @@ FOOTNOTE = re.compile(r"(?m)^†[^\n]*\n\n")  # a footnote's paragraph: one line
 
 def strip_marks(text: str) -> str:
     """`text` without the marks of stale figures and their footnotes (to compare generated parts
-    where the current build's fingerprints are not at hand)."""
+    where staleness cannot be told)."""
     return FOOTNOTE.sub("", text).replace(MARK, "")
 
 
 class Staleness:
-    """Which committed figures are stale against the current build, and the footnote that explains
-    the marks of one generated part. `now` is None where the build's fingerprints cannot be computed
+    """Which committed figures are stale against the current sources, and the footnote that explains
+    the marks of one generated part. `now` is None where the sources' key cannot be computed
     (`why_not` says why): then nothing is marked, and --check compares the parts without marks."""
 
     def __init__(self, now=None, why_not: str = "", asked: bool = True):
@@ -162,11 +162,12 @@ STALENESS = Staleness(None, "not asked for", asked=False)  # marks nothing until
 
 
 def staleness() -> Staleness:
-    """The current build's Staleness (computed once): its fingerprints, or why there are none."""
+    """The Staleness of the current sources (computed once; no build needed: every checkout and
+    machine tells the same), or why it cannot be told."""
     global STALENESS
     if not STALENESS.asked:
         try:
-            STALENESS = Staleness(fingerprint.current(fingerprint.default_library()))
+            STALENESS = Staleness(fingerprint.Sources.of(REPO))
         except fingerprint.FingerprintError as e:
             STALENESS = Staleness(None, str(e))
     return STALENESS
@@ -1316,7 +1317,7 @@ def main(argv=None) -> int:
         for path, text in targets().items():
             old = path.read_text(encoding="utf-8")
             if STALENESS.now is None and STALENESS.asked:
-                # No fingerprints of the build: the marks cannot be told; compare and keep the rest.
+                # No key of the sources: the marks cannot be told; compare and keep the rest.
                 if strip_marks(old) == strip_marks(text):
                     continue
                 unmarked.append(path)
@@ -1331,7 +1332,7 @@ def main(argv=None) -> int:
     folder = res.results_dir()
     figures = stale_figures(folder)
     if STALENESS.now is None and STALENESS.asked:
-        print(f"docs: stale figures not marked nor checked: the build's fingerprints are not at hand "
+        print(f"docs: stale figures not marked nor checked: staleness cannot be told "
               f"({STALENESS.why_not}); the committed marks were compared as they are", file=sys.stderr)
         if unmarked and not args.check:
             print("docs: rewritten without marks of stale figures: " + ", ".join(str(p.relative_to(REPO)) for p in unmarked)

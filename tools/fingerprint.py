@@ -49,12 +49,24 @@ is not a multiple of four floats, on general where its layout is not NN or it ha
 (the SASS report's figures on sass alone). Shared host code is thus part of a figure's
 fingerprint where that figure's measurement runs it, and nowhere else.
 
-A figure is stale when one of those fingerprints at the commit that measured it differs from the
-current build's, or when the file records none for it (measured before this tool, on a dirty tree,
-or not yet stamped). The fingerprints depend on the compilers too (host code is gcc's, kernels
-ptxas's): each record keeps the toolchain it was computed with, and a record of another toolchain
-than the current build's is stale ("fingerprinted with another toolchain"): rebuild the recorded
-commit with this toolchain and stamp again, or measure again.
+Which figures are stale is told from the sources, not from a build, so that every checkout and
+machine tells the same (NVVM does not build every kernel the same way everywhere from one source:
+cmake/reproducible_cuda.sh makes it so on one machine, but another machine's build may differ, and
+a test that compared the build's SASS would pass in one place and fail in the other). The sources
+are the library's inputs (kernels/, cmake/, CMakeLists.txt, CMakePresets.json), hashed into one
+16-digit key with their comments and indentation left out (a comment or a re-indented line is not
+code; line breaks are kept). `stamp`, run where the tree is built, compares each record of a file
+(the fingerprints of the commit that measured it) with the build's and writes beside the record
+the key of the sources built and, per rung, the components that differ (none: the same code). A
+figure is then stale when
+
+  - the file records no fingerprints for its commit (measured before this tool, on a dirty tree,
+    or not yet stamped), or records them with another definition;
+  - the record was not compared with a build of the current sources (another key: sources changed,
+    and `stamp` has not been run since), or was compared by a build of another toolchain (host code
+    is gcc's, kernels ptxas's: their machine code cannot be compared; rebuild the recorded commit
+    with this toolchain and stamp again, or measure again);
+  - a component its figures depend on differed from the build of the current sources.
 
 Where results files keep them:
   JSON (sgemm_bench's files, the SASS report, the model benchmark, the autotuner's): a top-level
@@ -63,19 +75,26 @@ Where results files keep them:
                      "front": {"api": HEX16, "packed": HEX16, "general": HEX16},
                      "rungs": {"17": {"sass": HEX16, "host": HEX16}, ...}}}
     keyed by the commit the file's context (or a merged row, tools/refresh_results.py) records;
-  CSV (ncu_profile's): per row (one rung each) the columns sgemm_ladder_git, sgemm_ladder_clean
-    and fingerprint ("<sass>:<host>:<api>").
+    and in each record, once `stamp` compared it with a build:
+                     "source": {"definition": 1, "key": HEX16 (the sources built),
+                                "changed": {"17": [], "30": ["host"], ...}}
+  CSV (ncu_profile's): per row (one rung each) the columns sgemm_ladder_git, sgemm_ladder_clean,
+    fingerprint ("<sass>:<host>:<api>") and source ("<key>:<changed components, joined by +>").
 
     python3 tools/fingerprint.py show [RUNG ...]             the current build's fingerprints (JSON)
     python3 tools/fingerprint.py dump RUNG sass|host         the text a fingerprint hashes (dump api|packed|general)
-    python3 tools/fingerprint.py stamp FILE ...              record the build's fingerprints in results files
+    python3 tools/fingerprint.py stamp FILE ...              record the build's fingerprints in results files,
+                                                             and compare every record with the build
     python3 tools/fingerprint.py stale FILE ...              the stale rungs of results files (exit 1: some)
+    python3 tools/fingerprint.py key                         the key of the current sources
     --lib LIB: another library (default: $SGEMM_LADDER_LIB, else build/release/kernels/libsgemm_ladder.so)
 
 `stamp` records a commit of the file (its context's, or a merged row's) only where it is the commit
 of the library's source tree, or differs from it in no input of the library (kernels/, cmake/,
 CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git); it says which
-commits it left (their rows stay stale) and exits 1 when it could stamp none of a file's.
+commits it left (their rows stay stale). It compares every record of the file with the build (the
+build must be newer than every library input, or it says which one to build again), and exits 1
+when it could neither stamp nor compare any of a file's.
 Fingerprints are cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and
 sha256, and by this file's own sha256).
 
@@ -127,6 +146,8 @@ STOP = re.compile(r"^sgemm::registry\(\)")  # the table of every rung: each rung
 # and the rung's helpers; its templates and lambdas are reached from them)
 RUNG_ROOT = re.compile(r"^sgemm::rung(\d+)::[A-Za-z_]\w*(?:\[abi:\w+\])?\(")
 CACHE_SUFFIX = ".fingerprints.json"
+SOURCE_DEFINITION = 1  # bump when what the sources' key hashes changes
+C_FAMILY = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".inl")
 CONTEXT_KEYS = ("sgemm_ladder_git", "sgemm_ladder_commit", "sgemm_ladder_clean", "sgemm_ladder_commit_from")
 
 
@@ -776,6 +797,81 @@ def default_library() -> Path:
 
 
 # ----------------------------------------------------------------------------------------------
+# The sources: what the library is built from, as one key
+
+# A comment, or a literal (kept as written: a comment's marks inside it are text)
+_C_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def uncommented(text: str) -> str:
+    """C or C++ `text` as code: comments out (a block comment's line breaks kept, so every line keeps
+    its number), each line without its indentation and trailing blanks. Literals are kept whole."""
+    def keep(m: re.Match) -> str:
+        t = m.group()
+        if t.startswith("//"):
+            return ""
+        return ("\n" * t.count("\n") or " ") if t.startswith("/*") else t
+    return "\n".join(line.strip() for line in _C_TOKEN.sub(keep, text).split("\n"))
+
+
+def library_files(root: Path) -> list[str]:
+    """The library's inputs under `root`, as paths relative to it: git's tracked files where `root`
+    is a checkout's top (untracked files are not built from a clean clone), else every file."""
+    root = Path(root)
+    if (root / ".git").exists():
+        out = git(root, "ls-files", "-z", "--", *LIBRARY_INPUTS)
+        if out is not None:
+            return sorted(p for p in out.split("\0") if p and (root / p).is_file())
+    found = []
+    for top in LIBRARY_INPUTS:
+        path = root / top
+        if path.is_file():
+            found.append(top)
+        for d, dirs, files in os.walk(path):
+            dirs[:] = [x for x in dirs if not x.startswith(".")]
+            found += [str((Path(d) / f).relative_to(root)) for f in files if not f.startswith(".")]
+    return sorted(found)
+
+
+def source_key(root: Path, files: list[str] | None = None) -> str:
+    """The key of the library's sources under `root` (16 hex digits): every input's path and text,
+    C and C++ files as code (uncommented)."""
+    h = hashlib.sha256(f"sources {SOURCE_DEFINITION}\n".encode())
+    for rel in (library_files(root) if files is None else files):
+        data = (Path(root) / rel).read_bytes()
+        if rel.endswith(C_FAMILY):
+            data = uncommented(data.decode("utf-8", errors="surrogateescape")).encode("utf-8", "surrogateescape")
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()[:DIGITS]
+
+
+@dataclass
+class Sources:
+    """The current sources, against which committed figures are told stale or not."""
+
+    root: Path
+    key: str
+
+    @classmethod
+    def of(cls, root: Path = REPO) -> "Sources":
+        try:
+            return cls(Path(root), source_key(root))
+        except OSError as e:
+            raise FingerprintError(f"cannot read the library's sources under {root}: {e}") from e
+
+
+def outdated_input(lib: Path, source: Path, files: list[str]) -> str | None:
+    """A library input of `source` newer than the library `lib` (None: none): a build older than
+    its sources cannot vouch for them."""
+    built = Path(lib).resolve().stat().st_mtime_ns
+    for rel in files:
+        if (Path(source) / rel).stat().st_mtime_ns > built:
+            return rel
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
 # Results files: what they record, and which of their rungs are stale
 
 
@@ -791,6 +887,9 @@ class Measured:
     record: dict | None  # component -> fingerprint at that commit
     toolchain: dict | None = None
     definition: int | None = None
+    # what `stamp` found comparing the record with a build: {"definition", "key" (of the sources
+    # built), "changed" (the components that differed; None: the record has no such rung)}
+    source: dict | None = None
 
 
 @dataclass
@@ -854,8 +953,11 @@ def measured(path: Path) -> list[Measured]:
                 rung, commit = int(float(row["rung"])), row.get("sgemm_ladder_git") or ""
                 parts = (row.get("fingerprint") or "").split(":")
                 record = dict(zip(COMPONENTS, parts)) if len(parts) == len(COMPONENTS) else None
+                key, _, changed = (row.get("source") or "").partition(":")
+                source = {"definition": SOURCE_DEFINITION, "key": key,
+                          "changed": [c for c in changed.split("+") if c]} if key else None
                 out[(rung, commit)] = Measured(rung, commit, row.get("sgemm_ladder_clean") or "", COMPONENTS,
-                                               record, definition=DEFINITION if record else None)
+                                               record, definition=DEFINITION if record else None, source=source)
         return sorted(out.values(), key=lambda m: (m.rung, m.commit))
     doc = read_json(path)
     ctx = file_context(doc)
@@ -880,8 +982,12 @@ def measured(path: Path) -> list[Measured]:
         if rec and str(rung) not in rec.get("rungs", {}):
             fp = None
         order = COMPONENTS + PATHS
+        src = rec.get("source") if rec and isinstance(rec.get("source"), dict) else None
+        if src is not None:
+            changed = src.get("changed") if isinstance(src.get("changed"), dict) else {}
+            src = {"definition": src.get("definition"), "key": src.get("key"), "changed": changed.get(str(rung))}
         out.append(Measured(rung, c, cl, tuple(x for x in order if x in comps), fp,
-                            rec.get("toolchain") if rec else None, rec.get("definition") if rec else None))
+                            rec.get("toolchain") if rec else None, rec.get("definition") if rec else None, src))
     return out
 
 
@@ -889,8 +995,10 @@ WORDS = {"sass": "its kernels", "host": "its host code", "api": "the front door 
          "packed": "the front door's packing of unaligned operands", "general": "the front door's general entry"}
 
 
-def why_stale(m: Measured, now: Fingerprints) -> str | None:
-    """Why a rung's figures in a file are stale against the current build; None when they are not."""
+def why_stale(m: Measured, now: Sources | Fingerprints) -> str | None:
+    """Why a rung's figures in a file are stale against the current sources (what the committed
+    pages and every check go by), or against a build (what `stamp` compares); None when they are
+    not."""
     if not m.commit or m.commit.startswith("unknown"):
         return "the file records no commit"
     if m.commit.endswith("-dirty") or m.clean == "false":
@@ -899,6 +1007,17 @@ def why_stale(m: Measured, now: Fingerprints) -> str | None:
         return "no fingerprint recorded"
     if m.definition != DEFINITION:
         return f"a fingerprint of another definition ({m.definition})"
+    if isinstance(now, Sources):
+        src = m.source
+        if src is None or src.get("definition") != SOURCE_DEFINITION or src.get("key") != now.key:
+            return ("not compared with a build of the current sources (they changed after `python3 "
+                    "tools/fingerprint.py stamp` last ran on this file)")
+        if src.get("changed") is None:
+            return f"rung {m.rung} was not in the build of the current sources"
+        if "toolchain" in src["changed"]:
+            return "compared only with a build of another toolchain"
+        changed = [c for c in m.needs if c in src["changed"]]
+        return "changed since: " + " and ".join(WORDS[c] for c in changed) if changed else None
     if m.toolchain is not None and m.toolchain != now.toolchain:
         return (f"fingerprinted with another toolchain ({describe_toolchain(m.toolchain)}; this build: "
                 f"{describe_toolchain(now.toolchain)})")
@@ -915,7 +1034,7 @@ def describe_toolchain(t: dict) -> str:
     return f"{t.get('cxx', '?')}, CUDA {t.get('cuda', '?')}, {t.get('build_type', '?')}"
 
 
-def stale(path: Path, now: Fingerprints) -> dict[int, Stale]:
+def stale(path: Path, now: Sources | Fingerprints) -> dict[int, Stale]:
     """The stale rungs of a results file: rung -> its first stale (commit, why)."""
     out: dict[int, Stale] = {}
     for m in measured(path):
@@ -969,16 +1088,35 @@ def stampable(source: Path, commit: str, clean: str = "") -> str | None:
     return None
 
 
-def stamp_file(path: Path, fp: Fingerprints, source: Path) -> tuple[list[str], list[str]]:
-    """Record `fp` for every commit of the file that the build can vouch for; (stamped, refused)."""
+def compared(record: dict, fp: Fingerprints) -> dict[str, list[str]]:
+    """Per rung of `record` (one commit's fingerprints), the components that differ in the build
+    `fp`: ["toolchain"] where the build's toolchain is another one (its code cannot be compared)."""
+    out = {}
+    for r, comps in (record.get("rungs") or {}).items():
+        cur = fp.of(int(r))
+        if cur is None:
+            continue
+        if record.get("toolchain") != fp.toolchain:
+            out[r] = ["toolchain"]
+            continue
+        both = {**comps, **(record.get("front") or {})}
+        out[r] = [c for c in COMPONENTS + PATHS if both.get(c) != cur.get(c)]
+    return out
+
+
+def stamp_file(path: Path, fp: Fingerprints, source: Path,
+               sources: Sources | None = None) -> tuple[list[str], list[str], list[str]]:
+    """Record `fp` for every commit of the file that the build can vouch for, then (with `sources`,
+    the key of the sources the build was built from) compare every record of the file with the
+    build; (stamped, refused, compared)."""
     path = Path(path)
-    done, refused, ok = [], [], {}
+    done, refused, ok, seen = [], [], {}, []
     commits = {}
     for m in measured(path):
         if m.commit:
             commits.setdefault(m.commit, m.clean)
     if not commits:
-        return [], [f"{path.name}: records no commit"]
+        return [], [f"{path.name}: records no commit"], []
     for c, clean in sorted(commits.items()):
         why = stampable(source, c, clean)
         if why is None:
@@ -986,31 +1124,44 @@ def stamp_file(path: Path, fp: Fingerprints, source: Path) -> tuple[list[str], l
             done.append(c)
         else:
             refused.append(f"{path.name}: {why}")
-    if not ok:
-        return done, refused
     if file_kind(path) == "csv":
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
             head, rows = list(reader.fieldnames or []), list(reader)
-        if "fingerprint" not in head:
-            head.append("fingerprint")
+        for col in ("fingerprint",) + (("source",) if sources is not None else ()):
+            if col not in head:
+                head.append(col)
         for row in rows:
             rung = int(float(row["rung"]))
             if row.get("sgemm_ladder_git") in ok and (cur := fp.of(rung)) is not None:
                 row["fingerprint"] = ":".join(cur[c] for c in COMPONENTS)
+            parts = (row.get("fingerprint") or "").split(":")
+            if sources is None or len(parts) != len(COMPONENTS) or fp.of(rung) is None:
+                continue
+            record = {"toolchain": fp.toolchain, "rungs": {str(rung): dict(zip(COMPONENTS, parts))}}
+            changed = [c for c in compared(record, fp)[str(rung)] if c in COMPONENTS + ("toolchain",)]
+            row["source"] = f"{sources.key}:" + "+".join(changed)  # the row's figures take no other path
+            seen.append(row.get("sgemm_ladder_git") or "unknown")
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=head, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         path.write_text(buf.getvalue(), encoding="utf-8")
-        return done, refused
+        return done, refused, sorted(set(seen))
     doc = read_json(path)
     records = doc.get("fingerprints") if isinstance(doc.get("fingerprints"), dict) else {}
     for c, full in ok.items():
         records[c] = fp.record(full)
-    doc["fingerprints"] = dict(sorted(records.items()))
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    return done, refused
+    if sources is not None:
+        for c, record in records.items():
+            if isinstance(record, dict) and record.get("definition") == DEFINITION:
+                record["source"] = {"definition": SOURCE_DEFINITION, "key": sources.key,
+                                    "changed": compared(record, fp)}
+                seen.append(c)
+    if records:
+        doc["fingerprints"] = dict(sorted(records.items()))
+        path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return done, refused, seen
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1031,8 +1182,23 @@ def main(argv=None) -> int:
     p.add_argument("files", nargs="+", type=Path)
     p = sub.add_parser("stale", help="the stale rungs of results files (exit 1 when there are any)")
     p.add_argument("files", nargs="+", type=Path)
+    sub.add_parser("key", help="the key of the current sources (what staleness is told against)")
     args = ap.parse_args(argv)
     try:
+        if args.what == "key":
+            print(Sources.of(REPO).key)
+            return 0
+        if args.what == "stale":  # against the sources: no build needed
+            now = Sources.of(REPO)
+            any_stale = False
+            for path in args.files:
+                rows = stale(path, now)
+                any_stale |= bool(rows)
+                for st in sorted(rows.values(), key=lambda st: st.rung):
+                    print(f"{path}: rung {st.rung} (measured at {st.commit}): {st.why}")
+                if not rows:
+                    print(f"{path}: nothing stale")
+            return 1 if any_stale else 0
         lib = Path(args.lib if args.lib is not None else default_library())
         if args.what == "dump":
             fp = compute(lib, keep_text=True)
@@ -1050,30 +1216,28 @@ def main(argv=None) -> int:
             print(json.dumps({"lib": str(lib), **fp.record(""), "commit": None,
                               "rungs": {str(r): v for r, v in sorted(fp.rungs.items()) if r in wanted}}, indent=1))
             return 0
-        if args.what == "stale":
-            any_stale = False
-            for path in args.files:
-                rows = stale(path, fp)
-                any_stale |= bool(rows)
-                for st in sorted(rows.values(), key=lambda st: st.rung):
-                    print(f"{path}: rung {st.rung} (measured at {st.commit}): {st.why}")
-                if not rows:
-                    print(f"{path}: nothing stale")
-            return 1 if any_stale else 0
         source = source_dir_of(lib)
         if source is None:
             print(f"fingerprint: cannot tell which source tree {lib} was built from (no CMakeCache.txt above it)",
                   file=sys.stderr)
             return 1
+        files = library_files(source)
+        sources = Sources(source, source_key(source, files))
+        if (newer := outdated_input(lib, source, files)) is not None:
+            print(f"fingerprint: {source / newer} is newer than {lib}: build it again (cmake --build "
+                  f"{build_dir_of(lib.resolve())}) to compare records with it; stamping only", file=sys.stderr)
+            sources = None
         rc = 0
         for path in args.files:
-            done, refused = stamp_file(path, fp, source)
+            done, refused, seen = stamp_file(path, fp, source, sources)
             for line in refused:  # rows of older runs in a merged file: expected, and they stay stale
                 print(f"fingerprint: not stamped: {line}", file=sys.stderr)
             if done:
                 print(f"fingerprint: {path}: stamped {', '.join(done)} with the fingerprints of {lib}")
-            else:
-                rc = 1  # nothing of this file could be stamped
+            if seen:
+                print(f"fingerprint: {path}: compared {', '.join(seen)} with the build of sources {sources.key}")
+            if not done and not seen:
+                rc = 1  # nothing of this file could be stamped or compared
         return rc
     except FingerprintError as e:
         print(f"fingerprint: {e}", file=sys.stderr)

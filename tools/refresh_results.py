@@ -6,7 +6,7 @@ A figure is stale when the code it measured changed after the commit that measur
 do. For an sgemm_bench file (`<gpu>.json`, `<gpu>_layouts.json`, `<gpu>_unaligned.json`,
 `<gpu>_workloads.json`, `<gpu>_tensor.json`) this tool
 
-  1. finds the stale rungs (with this build's fingerprints), or takes them from --rungs;
+  1. finds the stale rungs (against the current sources: no build needed), or takes them from --rungs;
   2. prints the sgemm_bench command that measures them again: the file's recorded "command" (its
      shapes and options as they were) with only those rungs in --kernel (cuBLAS is measured beside
      every row in the same process by sgemm_bench itself, so it needs no row of its own);
@@ -20,9 +20,6 @@ of several commits, and the file's context keeps the first run's. The file's "me
 each merge (commit, rungs, command, date, driver, GPU). The new run must be on a GPU of the same
 name as the file's. Fingerprints for the new commit are recorded afterwards, where the library is
 built from that commit: `python3 tools/fingerprint.py stamp FILE`.
-
-On the GPU machine the stale rungs cannot be computed (its compilers differ from the ones the
-fingerprints were made with): pass --rungs there, the list this tool prints here.
 
 Time: the rows of the refreshed rungs only. h100.json's command (13 shapes at --min-time 0.1 with
 9 rounds, hot graphs, and an accuracy sweep of 7 K values and 5 inputs) takes about half a minute
@@ -162,15 +159,8 @@ def merge(doc: dict, new: dict, rungs: list[int]) -> dict:
     return out
 
 
-def stale_rungs(path: Path, lib: Path | None) -> tuple[list[int], dict]:
-    now = fingerprint.current(lib)
-    records = [m for m in fingerprint.measured(path) if m.toolchain is not None]
-    other = [m for m in records if m.toolchain != now.toolchain]
-    if other:
-        made, here = fingerprint.describe_toolchain(other[0].toolchain), fingerprint.describe_toolchain(now.toolchain)
-        raise RefreshError(f"the file's fingerprints were made with {made}, this build with {here}: the stale rungs "
-                           "cannot be told here; pass --rungs (the list this tool prints where they were made)")
-    stale = fingerprint.stale(path, now)
+def stale_rungs(path: Path) -> tuple[list[int], dict]:
+    stale = fingerprint.stale(path, fingerprint.Sources.of(fingerprint.REPO))
     return sorted(stale), stale
 
 
@@ -184,7 +174,6 @@ def main(argv=None) -> int:
                     help="merge the rows of this sgemm_bench --json output instead of running")
     ap.add_argument("--bench", default=str(common.DEFAULT_BENCH),
                     help="sgemm_bench (default: build/release/bench/sgemm_bench)")
-    ap.add_argument("--lib", type=Path, help="the library whose fingerprints tell what is stale (default: the package's)")
     ap.add_argument("--keep", type=Path, metavar="JSON", help="also keep the new run's own output here")
     args = ap.parse_args(argv)
     try:
@@ -193,7 +182,7 @@ def main(argv=None) -> int:
             rungs, why = rung_list(args.rungs), {}
         else:
             try:
-                rungs, why = stale_rungs(args.file, args.lib)
+                rungs, why = stale_rungs(args.file)
             except fingerprint.FingerprintError as e:
                 raise RefreshError(f"cannot tell the stale rungs here ({e}): pass --rungs") from e
             for s in sorted(why.values(), key=lambda s: s.rung):

@@ -519,7 +519,7 @@ def load_sass(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None =
 
 # Columns of ncu_profile's CSV that are text; every other one is a number.
 NCU_TEXT_COLUMNS = ("slug", "kernel", "block_size", "grid_size", "sgemm_ladder_git", "sgemm_ladder_clean",
-                    "fingerprint")
+                    "fingerprint", "source")
 
 
 def load_ncu(tag_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> dict[int, dict]:

@@ -145,6 +145,82 @@ def test_an_ncu_profile_keeps_commit_and_fingerprint_per_row(tmp_path):
     assert results.load_ncu(path)[17]["sgemm_ladder_git"] == "aaaa1111"  # a text column, not a number
 
 
+# ----------------------------------------------------------------------------------------------
+# The sources: what staleness is told against, the same in every checkout and on every machine
+
+
+def test_the_sources_key_leaves_comments_and_indentation_out_and_nothing_else(tmp_path):
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text("project(x)\n")
+    cuh = tmp_path / "kernels" / "a.cuh"
+    cuh.write_text('// a rung\nint a = 1; /* one\nor two */\nconst char* s = "// not a comment";\n')
+    key = fingerprint.source_key(tmp_path)
+    cuh.write_text('// the rung, said otherwise\n    int a = 1;   /* three\nfour */\nconst char* s = "// not a comment";\n')
+    assert fingerprint.source_key(tmp_path) == key  # comments and indentation: the same code
+    for code in ('// a rung\nint a = 2; /* one\nor two */\nconst char* s = "// not a comment";\n',
+                 '// a rung\nint a = 1; /* one or two */\nconst char* s = "// not a comment";\n',  # a line moved
+                 '// a rung\nint a = 1; /* one\nor two */\nconst char* s = "// not a comment!";\n'):
+        cuh.write_text(code)
+        assert fingerprint.source_key(tmp_path) != key, code
+    cuh.write_text('// a rung\nint a = 1; /* one\nor two */\nconst char* s = "// not a comment";\n')
+    assert fingerprint.source_key(tmp_path) == key
+    (tmp_path / "CMakeLists.txt").write_text("project(x) # a flag changed\n")  # not C: every byte counts
+    assert fingerprint.source_key(tmp_path) != key
+
+
+def test_uncommented_keeps_literals_whole_and_every_line():
+    text = 'a = "/* x */"; // y\nb = \'/\'; /* z\n z */ c;\n'
+    assert fingerprint.uncommented(text) == 'a = "/* x */";\nb = \'/\';\nc;\n'
+
+
+def sources(key: str = "5" * 16) -> fingerprint.Sources:
+    return fingerprint.Sources(Path("."), key)
+
+
+def test_the_sources_tell_what_stamp_compared_with_their_build(tmp_path):
+    path = sweep(tmp_path / "x100.json", record=record_of(fp(BUILD)))
+    assert {s.why for s in fingerprint.stale(path, sources()).values()} == {
+        "not compared with a build of the current sources (they changed after `python3 tools/fingerprint.py "
+        "stamp` last ran on this file)"}
+    changed = fp({**BUILD, 17: ("feed" * 4, BUILD[17][1])})  # the build of the current sources: rung 17's kernels moved
+    done, refused, seen = fingerprint.stamp_file(path, changed, tmp_path, sources())
+    assert done == [] and seen == ["aaaa1111"]  # not a checkout: nothing stamped, the record compared
+    out = fingerprint.stale(path, sources())
+    assert list(out) == [17] and out[17].why == "changed since: its kernels"
+    assert sorted(fingerprint.stale(path, sources("6" * 16))) == [0, 16, 17]  # the sources changed since
+    fingerprint.stamp_file(path, fp(BUILD), tmp_path, sources("6" * 16))  # and built to the same code
+    assert fingerprint.stale(path, sources("6" * 16)) == {}
+
+
+def test_a_record_compared_with_a_build_of_another_toolchain_stays_stale(tmp_path):
+    path = sweep(tmp_path / "x100.json", record=record_of(fp(BUILD, toolchain=dict(TOOLCHAIN, cxx="GCC: 14.1"))))
+    fingerprint.stamp_file(path, fp(BUILD), tmp_path, sources())
+    assert {s.why for s in fingerprint.stale(path, sources()).values()} == {
+        "compared only with a build of another toolchain"}
+
+
+def test_an_ncu_profile_row_is_compared_too(tmp_path):
+    now = fp(BUILD)
+    cur = now.of(17)
+    path = tmp_path / "x100_ncu.csv"
+    path.write_text("rung,slug,M,sgemm_ladder_git,sgemm_ladder_clean,fingerprint\n"
+                    f"17,17_any_layout,4096,aaaa1111,true,{cur['sass']}:{cur['host']}:{cur['api']}\n"
+                    f"16,16_last_wave_cut,4096,aaaa1111,true,{cur['sass']}:{cur['host']}:{cur['api']}\n")
+    fingerprint.stamp_file(path, now, tmp_path, sources())
+    out = fingerprint.stale(path, sources())
+    assert list(out) == [16] and out[16].why == "changed since: its kernels and its host code"
+    assert results.load_ncu(path)[17]["source"] == "5" * 16 + ":"  # a text column
+
+
+def test_docs_marks_by_the_sources(tmp_path, marks):
+    path = sweep(tmp_path / "x100.json", record=record_of(fp(BUILD)))
+    fingerprint.stamp_file(path, fp({**BUILD, 17: ("feed" * 4, BUILD[17][1])}), tmp_path, sources())
+    marks(sources())
+    text = docs.readme_block(RUNGS, {"x100": results.load(path)})
+    assert "52,455†" in text and "| 51,798 |" in text
+    assert "† `bench/results/x100.json`, rung 17 (measured at `aaaa1111`): changed since: its kernels." in text
+
+
 def test_row_paths():
     assert fingerprint.row_paths({"M": 4096, "N": 4096, "K": 4096, "layout": "nn"}) == ()
     assert fingerprint.row_paths({"M": 4096, "N": 4096, "K": 4096, "layout": "tn"}) == ("general",)
