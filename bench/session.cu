@@ -9,6 +9,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/nvml.hpp"
+#include "peers/cublas.hpp"
 #include "peers/gemmul8.hpp"
 #include "harness/stats.hpp"
 
@@ -153,7 +154,7 @@ double Session::method_rel_err(std::map<std::string, double>& cache, Problem& p,
 }
 
 double Session::cublas_tf32_rel_err(Problem& p, const std::string& key, const Precision& precision) {
-  return method_rel_err(cublas_tf32_rel_err_, p, key, precision, &cublas_tf32, "cuBLAS TF32");
+  return method_rel_err(cublas_tf32_rel_err_, p, key, precision, &peers::cublas_tf32, "cuBLAS TF32");
 }
 
 double Session::cublas_rel_err(Problem& p, const std::string& key) {
@@ -169,9 +170,9 @@ double Session::cublas_method_rel_err(const CublasMethod& m, Problem& p, const s
 // The FP32-accurate tensor-core rungs are also timed against the same method on cuBLAS's GEMMs,
 // found by the rung's precision.
 const Session::CublasMethod* Session::cublas_method(const Rung& rung) {
-  static const CublasMethod k3xtf32{&cublas_3xtf32, "cuBLAS 3xTF32", &RowCounters::pct_cublas_3xtf32,
+  static const CublasMethod k3xtf32{&peers::cublas_3xtf32, "cuBLAS 3xTF32", &RowCounters::pct_cublas_3xtf32,
                                     &RowCounters::cublas_3xtf32_rel_err};
-  static const CublasMethod kOzaki{[](const GemmArgs& a, cudaStream_t s) { return cublas_ozaki_int8(a, s); },
+  static const CublasMethod kOzaki{[](const GemmArgs& a, cudaStream_t s) { return peers::cublas_ozaki_int8(a, s); },
                                    "Ozaki on cuBLAS INT8", &RowCounters::pct_cublas_ozaki_int8,
                                    &RowCounters::cublas_ozaki_int8_rel_err};
   const std::string name = rung.precision.name;
@@ -246,7 +247,7 @@ void Session::run_row(benchmark::State& state, const RowPlan& row) {
     const bool plain = row.shape.plain();
     const bool tf32 = !c.fp32_accurate && plain;
     const CublasMethod* method = c.fp32_accurate && plain ? cublas_method(rung) : nullptr;
-    if (tf32) contenders.push_back([&](int set) { return cublas_tf32(p.args(set), stream_); });
+    if (tf32) contenders.push_back([&](int set) { return peers::cublas_tf32(p.args(set), stream_); });
     else if (method) contenders.push_back([&](int set) { return method->fn(p.args(set), stream_); });
     // GEMMul8, the published library of the same scheme, beside the Ozaki rungs (--gemmul8 N).
     const bool peer = o_.gemmul8 > 0 && plain && ozaki_rung(rung);

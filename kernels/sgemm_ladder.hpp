@@ -159,30 +159,13 @@ Status run(int kernel_id, const GemmArgs& args, cudaStream_t stream = nullptr,
 // it. Checks no device; null pointers: shapes and leading dimensions only.
 bool can_run(const Rung& rung, const GemmArgs& args, std::string* why);
 
-// Not a rung: cuBLAS's own TF32 tensor-core GEMM (CUBLAS_COMPUTE_32F_FAST_TF32), the fair
-// comparison for rungs that are not FP32-accurate. Same layout and arguments as run(); the
-// arguments must be valid (see validate) and plain (GemmArgs::plain()) with M, N, K >= 1.
-Status cublas_tf32(const GemmArgs& args, cudaStream_t stream = nullptr);
-
-// Not a rung: the 3xTF32 method on cuBLAS's TF32 GEMM (split A and B into TF32 big and small
-// parts, three cuBLAS TF32 GEMMs summed in C), the comparison for the FP32-accurate tensor-core
-// rungs: what their kernels add over the same arithmetic on cuBLAS. Arguments as cublas_tf32.
-Status cublas_3xtf32(const GemmArgs& args, cudaStream_t stream = nullptr);
-
-// Not a rung: rung 25's Ozaki scheme on cuBLAS's INT8 GEMM (the same pre-pass and moduli, one
-// batched cuBLAS s8*s8->s32 GEMM over the moduli, then a kernel that rebuilds C from the INT32
-// planes): what the rung's fused kernel adds over the same arithmetic on cuBLAS. Arguments as
-// cublas_tf32; like the rung it refuses (kUnsupported, `why` says why) wide inputs and stream
-// capture.
-Status cublas_ozaki_int8(const GemmArgs& args, cudaStream_t stream = nullptr, std::string* why = nullptr);
-
-// The number of moduli of the Ozaki rungs (25-29, 31) and of cublas_ozaki_int8: 0, the default,
-// takes what K and the inputs' range ask for (the plan on rung 25's page: an error at or below
-// cuBLAS SGEMM's, or a refusal where eight moduli cannot give one); n in 1..8 forces n moduli
-// holding as many bits as they can at each K, whatever the error, and refuses no inputs for their
-// range: the switch behind rung 31's table of accuracy against speed (sgemm_bench --moduli). A rung
-// without an instance for n refuses (kUnsupported; `why` names the counts it has). Process-wide.
-// false, and nothing changed, for n outside 0..8.
+// The number of moduli of the Ozaki rungs (25-29, 31) and of the benchmark's Ozaki scheme on cuBLAS
+// (bench/peers/cublas.hpp): 0, the default, takes what K and the inputs' range ask for (the plan on
+// rung 25's page: an error at or below cuBLAS SGEMM's, or a refusal where eight moduli cannot give
+// one); n in 1..8 forces n moduli holding as many bits as they can at each K, whatever the error,
+// and refuses no inputs for their range: the switch behind rung 31's table of accuracy against
+// speed (sgemm_bench --moduli). A rung without an instance for n refuses (kUnsupported; `why` names
+// the counts it has). Process-wide. false, and nothing changed, for n outside 0..8.
 bool set_ozaki_moduli(int n);
 int ozaki_moduli();
 

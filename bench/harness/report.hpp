@@ -54,11 +54,11 @@ struct RowCounters {
   double pct_cublas_tf32 = -1;      // pct_cublas_tf32: as pct_cublas, against cuBLAS TF32
   double cublas_tf32_rel_err = -1;  // cublas_tf32_rel_err: cuBLAS TF32's rel_err on these inputs
   // Rows of 3xTF32 rungs are also compared with the same method on cuBLAS's TF32 GEMM
-  // (sgemm::cublas_3xtf32: split, then three cuBLAS TF32 GEMMs), interleaved; -1 elsewhere.
+  // (bench::peers::cublas_3xtf32: split, then three cuBLAS TF32 GEMMs), interleaved; -1 elsewhere.
   double pct_cublas_3xtf32 = -1;      // pct_cublas_3xtf32: as pct_cublas, against cuBLAS 3xTF32
   double cublas_3xtf32_rel_err = -1;  // cublas_3xtf32_rel_err: that method's rel_err on these inputs
   // Rows of Ozaki-scheme rungs likewise, against the scheme on cuBLAS's INT8 GEMM
-  // (sgemm::cublas_ozaki_int8: the same pre-pass, batched cuBLAS INT8 GEMMs, a rebuilding kernel).
+  // (bench::peers::cublas_ozaki_int8: the same pre-pass, batched cuBLAS INT8 GEMMs, a rebuilding kernel).
   double pct_cublas_ozaki_int8 = -1;      // pct_cublas_ozaki_int8: as pct_cublas, against it
   double cublas_ozaki_int8_rel_err = -1;  // cublas_ozaki_int8_rel_err: its rel_err on these inputs
   // Rows of Ozaki-scheme rungs under --gemmul8 N: GEMMul8 with N moduli (fast mode), interleaved

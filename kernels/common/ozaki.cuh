@@ -1,5 +1,5 @@
 // The Ozaki scheme, shared by the INT8 rungs (tensor/25_ozaki_int8.cuh to 29) and the same method
-// on cuBLAS's INT8 GEMM (baseline/00_cublas.cuh). Its parts live by concern: the moduli and the
+// on cuBLAS's INT8 GEMM (bench/peers/cublas.cu). Its parts live by concern: the moduli and the
 // Chinese-remainder rebuilds in common/ozaki_moduli.cuh, the pre-pass kernels (statistics, scales,
 // residues) in common/ozaki_prepass.cuh, and here, on the host, how many moduli a product needs and
 // the launches of the pre-pass. Rung 25's page (docs/rungs/25_ozaki_int8.md) explains the arithmetic

@@ -9,6 +9,7 @@
 
 #include "gpu_test_util.hpp"
 #include "harness/cuda_check.hpp"
+#include "peers/cublas.hpp"
 #include "sgemm_ladder.h"
 
 namespace sgemm::test {
@@ -40,7 +41,7 @@ TEST(CublasTf32, RunsWithinTheTf32Bound) {
   spec.beta = 0.5f;
   harness::Problem p(spec);
   p.reset_c(0);
-  ASSERT_EQ(cublas_tf32(p.args(0)), Status::kOk);
+  ASSERT_EQ(bench::peers::cublas_tf32(p.args(0)), Status::kOk);
   SGEMM_CUDA(cudaDeviceSynchronize());
   const Precision tf32{"tf32", std::ldexp(1.0, -23), std::ldexp(1.0, -10) + std::ldexp(1.0, -22), false, true};
   const harness::VerifyResult r = harness::verify(p, tf32);
@@ -55,7 +56,7 @@ TEST(Cublas3xTf32, RunsWithinThe3xTf32Bound) {
   spec.beta = 0.5f;
   harness::Problem p(spec);
   p.reset_c(0);
-  ASSERT_EQ(cublas_3xtf32(p.args(0)), Status::kOk);
+  ASSERT_EQ(bench::peers::cublas_3xtf32(p.args(0)), Status::kOk);
   SGEMM_CUDA(cudaDeviceSynchronize());
   const harness::VerifyResult r = harness::verify(p, find_rung(24)->precision);
   EXPECT_TRUE(r.ok) << r.summary();
@@ -84,7 +85,7 @@ TEST_P(CublasOzakiInt8, RunsWithinTheRungsBound) {
   harness::Problem p(spec);
   p.reset_c(0);
   std::string why;
-  ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << why;
+  ASSERT_EQ(bench::peers::cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << why;
   SGEMM_CUDA(cudaDeviceSynchronize());
   const harness::VerifyResult r = harness::verify(p, find_rung(25)->precision);
   EXPECT_TRUE(r.ok) << r.summary();
@@ -110,7 +111,7 @@ TEST(CublasOzakiInt8Spike, RefusesWithAReason) {
   harness::Problem p(spec);
   spike_row(p);
   std::string why;
-  EXPECT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kUnsupported);
+  EXPECT_EQ(bench::peers::cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kUnsupported);
   EXPECT_NE(why.find("largest magnitude"), std::string::npos) << why;
 }
 
@@ -218,7 +219,7 @@ TEST_P(OzakiErrorBelowCublas, RungAndMethod) {
     EXPECT_LE(rung.rel_err, cublas_err) << r.slug << " against cuBLAS SGEMM";
   }
   p.reset_c(0);
-  ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << why;
+  ASSERT_EQ(bench::peers::cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << why;
   SGEMM_CUDA(cudaDeviceSynchronize());
   const harness::VerifyResult method = harness::verify(p, find_rung(25)->precision);
   EXPECT_TRUE(method.ok) << method.summary();
@@ -277,7 +278,7 @@ TEST(OzakiForcedModuli, EachCountWithinItsBoundAndTheErrorFallsWithMore) {
         last_rung[i] = rung.rel_err;
       }
       p.reset_c(0);
-      ASSERT_EQ(cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << n << " moduli: " << why;
+      ASSERT_EQ(bench::peers::cublas_ozaki_int8(p.args(0), nullptr, &why), Status::kOk) << n << " moduli: " << why;
       SGEMM_CUDA(cudaDeviceSynchronize());
       const harness::VerifyResult method = harness::verify(p, find_rung(25)->precision);
       EXPECT_TRUE(method.ok) << n << " moduli, cuBLAS INT8: " << method.summary();
