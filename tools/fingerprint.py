@@ -815,11 +815,12 @@ def uncommented(text: str) -> str:
 
 
 def library_files(root: Path) -> list[str]:
-    """The library's inputs under `root`, as paths relative to it: git's tracked files where `root`
-    is a checkout's top (untracked files are not built from a clean clone), else every file."""
+    """The library's inputs under `root`, as paths relative to it: where `root` is a checkout's top,
+    the files git tracks or would (not those it ignores: a clean clone has none of them), else every
+    file."""
     root = Path(root)
     if (root / ".git").exists():
-        out = git(root, "ls-files", "-z", "--", *LIBRARY_INPUTS)
+        out = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *LIBRARY_INPUTS)
         if out is not None:
             return sorted(p for p in out.split("\0") if p and (root / p).is_file())
     found = []
