@@ -192,6 +192,10 @@ Constants tuned_constants();
 // The calibration for a GPU: the one of that name, else the one whose DRAM peak is nearest to `here`'s.
 int calibration_for(const std::string& gpu, const DeviceRates& here);
 Constants measured_constants();  // the current device's calibration, scaled to its peaks
+// Whether a calibration has costs for a candidate: a slab's time (tiles, split-K) or a launch's (the
+// others; a fit may put a tile's launch at 0). All zero: measured before the candidate existed, and
+// the candidate is left out on that GPU (offered()).
+constexpr bool calibrated(double slab_ns, double launch_ns) { return slab_ns > 0 || launch_ns > 0; }
 // Constants measured on a GPU with peaks `calibrated`, for a GPU with peaks `here`.
 Constants scale_constants(Constants k, const DeviceRates& here, const DeviceRates& calibrated);
 

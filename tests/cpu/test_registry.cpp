@@ -503,9 +503,6 @@ TEST(Registry, EveryFileUnderKernelsFitsItsSize) {
       {"ffma/17_any_layout.cuh",
        "the capstone teaches layouts, batches and a bias at once: parting those lessons moves its kernels, "
        "which wants a GPU to re-measure"},
-      {"dispatch/model.cpp",
-       "split in two, the compiler lays out the model's host code otherwise (rung 30's fingerprint): the "
-       "split waits for a GPU to re-measure rung 30"},
   };
   std::vector<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(kKernels)) {
