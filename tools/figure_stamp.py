@@ -21,7 +21,11 @@ The stamp is two tEXt chunks in the PNG, written by ladderplot.save_figure:
     SGEMM-Ladder-Inputs          the manifest: one line per input file, sorted by file name,
                                  "<sha256 of its bytes>  <file name>" (sha256sum's format), the
                                  bytes taken with CRLF line ends read as LF so that a checkout
-                                 that converts line ends does not look stale
+                                 that converts line ends does not look stale; of a JSON file that
+                                 keeps the fingerprints of the code it measured (tools/
+                                 fingerprint.py), which no figure draws and every change to the
+                                 library's sources updates, the bytes of the file written without
+                                 them (json.dumps(doc, indent=1) and a line end, as the tools write)
     SGEMM-Ladder-Inputs-SHA256   the sha256 of the manifest (UTF-8): the figure's input hash
 
 A figure is stale when its PNG is missing, carries no input hash, or carries another hash than the
@@ -30,6 +34,7 @@ files now in bench/results give (`stale()`).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import struct
 import zlib
@@ -73,7 +78,16 @@ def inputs(name: str, folder: str | os.PathLike = RESULTS_DIR) -> list[Path]:
 
 
 def file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes().replace(b"\r\n", b"\n")).hexdigest()
+    data = path.read_bytes().replace(b"\r\n", b"\n")
+    if path.suffix == ".json" and b'"fingerprints"' in data:
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and "fingerprints" in doc:
+            doc.pop("fingerprints")
+            data = (json.dumps(doc, indent=1) + "\n").encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
 
 
 def manifest(name: str, folder: str | os.PathLike = RESULTS_DIR) -> str:

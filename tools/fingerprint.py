@@ -93,7 +93,7 @@ Where results files keep them:
 of the library's source tree, or differs from it in no input of the library (kernels/, cmake/,
 CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git); it says which
 commits it left (their rows stay stale). It compares every record of the file with the build (the
-build must be newer than every library input, or it says which one to build again), and exits 1
+build must be current with every library input, or it says what to build again), and exits 1
 when it could neither stamp nor compare any of a file's.
 Fingerprints are cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and
 sha256, and by this file's own sha256).
@@ -863,12 +863,42 @@ class Sources:
 
 
 def outdated_input(lib: Path, source: Path, files: list[str]) -> str | None:
-    """A library input of `source` newer than the library `lib` (None: none): a build older than
-    its sources cannot vouch for them."""
-    built = Path(lib).resolve().stat().st_mtime_ns
+    """Why the library `lib` may be older than the library inputs `files` of `source` (None: it is
+    not): a build older than its sources cannot vouch for them. Where Ninja built it: an input of
+    the build's configuration newer than build.ninja, a file an object of the library was compiled
+    from (Ninja's record of each object's includes) newer than the object, or an object newer than
+    the library; elsewhere, an input newer than the library."""
+    real = Path(lib).resolve()
+    build = build_dir_of(real)
+    ninja = shutil.which("ninja")
+    if build is not None and (build / "build.ninja").is_file() and ninja is not None:
+        configured = (build / "build.ninja").stat().st_mtime_ns
+        for rel in files:
+            if not rel.endswith(C_FAMILY) and (Path(source) / rel).stat().st_mtime_ns > configured:
+                return f"{rel} is newer than the build's configuration"
+        out = subprocess.run([ninja, "-C", str(build), "-t", "deps"], capture_output=True, text=True)
+        if out.returncode != 0:
+            return f"ninja -t deps failed: {out.stderr.strip()}"
+        linked = real.stat().st_mtime_ns
+        made = None  # the library object whose includes follow, with its mtime
+        for line in out.stdout.splitlines():
+            if not line.strip():
+                made = None
+            elif not line.startswith(" "):
+                name = line.split(": #deps")[0]
+                obj = build / name
+                made = (name, obj.stat().st_mtime_ns) if name.startswith("kernels/") and obj.is_file() else None
+                if made is not None and made[1] > linked:
+                    return f"{name} is newer than the library"
+            elif made is not None:
+                dep = build / line.strip()
+                if dep.exists() and dep.stat().st_mtime_ns > made[1]:
+                    return f"{line.strip()} is newer than {made[0]}"
+        return None
+    built = real.stat().st_mtime_ns
     for rel in files:
         if (Path(source) / rel).stat().st_mtime_ns > built:
-            return rel
+            return f"{rel} is newer than the library"
     return None
 
 
@@ -1224,8 +1254,8 @@ def main(argv=None) -> int:
             return 1
         files = library_files(source)
         sources = Sources(source, source_key(source, files))
-        if (newer := outdated_input(lib, source, files)) is not None:
-            print(f"fingerprint: {source / newer} is newer than {lib}: build it again (cmake --build "
+        if (why := outdated_input(lib, source, files)) is not None:
+            print(f"fingerprint: {lib} may be older than its sources ({why}): build it again (cmake --build "
                   f"{build_dir_of(lib.resolve())}) to compare records with it; stamping only", file=sys.stderr)
             sources = None
         rc = 0

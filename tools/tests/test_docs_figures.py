@@ -3,6 +3,7 @@ the stamp its PNG carries, read with the standard library, and what `tools/docs.
 stale figure (--check names it and the command that refreshes it; a plain run re-renders it, or
 says what to install). The PNGs here are written with struct and zlib, so no package is needed."""
 import hashlib
+import json
 import shutil
 import struct
 import zlib
@@ -163,3 +164,20 @@ def test_the_interpreter_probe_lists_what_is_missing(monkeypatch):
     lacks = docs.missing_packages(sys.executable)
     assert isinstance(lacks, list) and set(lacks) <= set(docs.FIGURE_PACKAGES)
     assert docs.missing_packages("/no/such/python") is None
+
+
+def test_a_figures_input_hash_leaves_the_fingerprints_out(tmp_path):
+    """A results file's fingerprints change with every change to the library's sources
+    (tools/fingerprint.py stamp); no figure draws them, so they do not make a figure stale."""
+    path = tmp_path / "x100.json"
+    doc = {"context": {"gpu_name": "X"}, "benchmarks": [{"rung": 1, "GFLOPS": 1.0}]}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    plain = figure_stamp.file_hash(path)
+    assert plain == hashlib.sha256(path.read_bytes()).hexdigest()  # sha256sum's, without fingerprints
+    path.write_text(json.dumps({**doc, "fingerprints": {"abc": {"source": {"key": "1" * 16}}}}, indent=1) + "\n")
+    assert figure_stamp.file_hash(path) == plain
+    path.write_text(json.dumps({**doc, "fingerprints": {"abc": {"source": {"key": "2" * 16}}}}, indent=1) + "\n")
+    assert figure_stamp.file_hash(path) == plain
+    doc["benchmarks"][0]["GFLOPS"] = 2.0
+    path.write_text(json.dumps({**doc, "fingerprints": {}}, indent=1) + "\n")
+    assert figure_stamp.file_hash(path) != plain

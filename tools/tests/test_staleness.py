@@ -506,3 +506,46 @@ def test_a_units_anonymous_namespace_hash_is_not_part_of_a_name():
     there = "__device_stub__ZN5sgemm39_GLOBAL__N__e702e673_7_pack_cu_20d95eb711repack_rowsILb0EEEv"
     assert fingerprint.unpathed(here) == fingerprint.unpathed(there) != here
     assert len(fingerprint.unpathed(here)) == len(here)  # the mangled name's lengths stay true
+
+
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="no ninja")
+def test_stamp_compares_only_with_a_build_current_with_its_sources(tmp_path):
+    """fingerprint.outdated_input: a library Ninja built, then a header it includes edited, or the
+    build's configuration: the build cannot vouch for the sources until built again."""
+    import os
+    import time
+    src, build = tmp_path / "src", tmp_path / "build"
+    (src / "kernels").mkdir(parents=True)
+    (build / "kernels").mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text("project(x)\n")
+    (src / "kernels" / "a.cu").write_text('#include "a.cuh"\n')
+    (src / "kernels" / "a.cuh").write_text("int a;\n")
+    (build / "CMakeCache.txt").write_text("")
+    (build / "build.ninja").write_text(
+        "rule cc\n  command = printf '%s: %s %s\\n' $out $in " + str(src / "kernels" / "a.cuh") + " > $out.d && touch $out\n"
+        "  depfile = $out.d\n  deps = gcc\n"
+        "rule link\n  command = touch $out\n"
+        f"build kernels/a.o: cc {src / 'kernels' / 'a.cu'}\n"
+        "build kernels/lib.so: link kernels/a.o\n")
+    files = ["CMakeLists.txt", "kernels/a.cu", "kernels/a.cuh"]
+    later = time.time() + 5  # inputs edited after the build, whatever the file system's clock grain
+
+    def build_it():
+        subprocess.run(["ninja", "-C", str(build)], check=True, capture_output=True)
+        os.utime(build / "build.ninja", (later - 10, later - 10))
+        for f in files:
+            os.utime(src / f, (later - 20, later - 20))
+        os.utime(build / "kernels" / "a.o", (later - 5, later - 5))
+        os.utime(build / "kernels" / "lib.so", (later - 4, later - 4))
+
+    build_it()
+    lib = build / "kernels" / "lib.so"
+    assert fingerprint.outdated_input(lib, src, files) is None
+    os.utime(src / "kernels" / "a.cuh", (later, later))
+    assert "a.cuh is newer than kernels/a.o" in fingerprint.outdated_input(lib, src, files)
+    build_it()
+    os.utime(src / "CMakeLists.txt", (later, later))
+    assert "newer than the build's configuration" in fingerprint.outdated_input(lib, src, files)
+    build_it()
+    os.utime(build / "kernels" / "a.o", (later, later))
+    assert "newer than the library" in fingerprint.outdated_input(lib, src, files)
