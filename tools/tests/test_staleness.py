@@ -133,13 +133,18 @@ def test_the_sass_report_depends_on_the_kernels_alone(tmp_path):
     assert list(fingerprint.stale(path, fp({**BUILD, 17: ("feed" * 4, BUILD[17][1])}))) == [17]
 
 
-def test_an_ncu_profile_keeps_commit_and_fingerprint_per_row(tmp_path):
-    now = fp(BUILD)
-    cur = now.of(17)
-    path = tmp_path / "x100_ncu.csv"
+def ncu_profile(path: Path, fingerprint16: str) -> Path:
+    """An ncu_profile CSV of rungs 17 (with the build's fingerprint) and 16 (with `fingerprint16`)."""
+    cur = fp(BUILD).of(17)
     path.write_text("rung,slug,M,sgemm_ladder_git,sgemm_ladder_clean,fingerprint\n"
                     f"17,17_any_layout,4096,aaaa1111,true,{cur['sass']}:{cur['host']}:{cur['api']}\n"
-                    "16,16_last_wave_cut,4096,aaaa1111,true,\n")
+                    f"16,16_last_wave_cut,4096,aaaa1111,true,{fingerprint16}\n")
+    return path
+
+
+def test_an_ncu_profile_keeps_commit_and_fingerprint_per_row(tmp_path):
+    now = fp(BUILD)
+    path = ncu_profile(tmp_path / "x100_ncu.csv", "")
     out = fingerprint.stale(path, now)
     assert list(out) == [16] and out[16].why == "no fingerprint recorded"
     assert results.load_ncu(path)[17]["sgemm_ladder_git"] == "aaaa1111"  # a text column, not a number
@@ -202,10 +207,7 @@ def test_a_record_compared_with_a_build_of_another_toolchain_stays_stale(tmp_pat
 def test_an_ncu_profile_row_is_compared_too(tmp_path):
     now = fp(BUILD)
     cur = now.of(17)
-    path = tmp_path / "x100_ncu.csv"
-    path.write_text("rung,slug,M,sgemm_ladder_git,sgemm_ladder_clean,fingerprint\n"
-                    f"17,17_any_layout,4096,aaaa1111,true,{cur['sass']}:{cur['host']}:{cur['api']}\n"
-                    f"16,16_last_wave_cut,4096,aaaa1111,true,{cur['sass']}:{cur['host']}:{cur['api']}\n")
+    path = ncu_profile(tmp_path / "x100_ncu.csv", f"{cur['sass']}:{cur['host']}:{cur['api']}")  # 17's, not 16's
     fingerprint.stamp_file(path, now, tmp_path, sources())
     out = fingerprint.stale(path, sources())
     assert list(out) == [16] and out[16].why == "changed since: its kernels and its host code"
