@@ -93,7 +93,8 @@ Where results files keep them:
 of the library's source tree, or differs from it in no input of the library (kernels/, cmake/,
 CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git); it says which
 commits it left (their rows stay stale). It compares every record of the file with the build (the
-build must be current with every library input, or it says what to build again), and exits 1
+build must be current with every library input, and git must track them all, or it says what to
+do), and exits 1
 when it could neither stamp nor compare any of a file's.
 Fingerprints are cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and
 sha256, and by this file's own sha256).
@@ -1254,7 +1255,12 @@ def main(argv=None) -> int:
             return 1
         files = library_files(source)
         sources = Sources(source, source_key(source, files))
-        if (why := outdated_input(lib, source, files)) is not None:
+        loose = git(source, "ls-files", "--others", "--exclude-standard", "--", *LIBRARY_INPUTS)
+        if loose:  # a clean clone would not have them: its key would differ from the one written
+            print(f"fingerprint: files git does not track among the library's inputs ({', '.join(loose.split()[:4])}): "
+                  "add them (or ignore them) to compare records with the build; stamping only", file=sys.stderr)
+            sources = None
+        elif (why := outdated_input(lib, source, files)) is not None:
             print(f"fingerprint: {lib} may be older than its sources ({why}): build it again (cmake --build "
                   f"{build_dir_of(lib.resolve())}) to compare records with it; stamping only", file=sys.stderr)
             sources = None
