@@ -94,8 +94,7 @@ of the library's source tree, or differs from it in no input of the library (ker
 CMakeLists.txt, CMakePresets.json), and that tree is clean in those inputs (git); it says which
 commits it left (their rows stay stale). It compares every record of the file with the build (the
 build must be current with every library input, and git must track them all, or it says what to
-do), and exits 1
-when it could neither stamp nor compare any of a file's.
+do), and exits 1 when it could neither stamp nor compare any of a file's.
 Fingerprints are cached beside the library (<lib>.fingerprints.json, keyed by its size, mtime and
 sha256, and by this file's own sha256).
 
