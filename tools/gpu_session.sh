@@ -8,8 +8,9 @@
 #   steps: probe build build-debug tune dispatch dispatch-tensor explain test sanitize bench results refresh peer tensor moduli unaligned
 #          layouts suite soak sass ncu gdb fault python model (default: probe build test bench)
 #   TUNE_ARGS (e.g. "--rungs 9"), EXPLAIN (e.g. "oddk_4095_127,1x4096x4096") and SOAK_MINUTES pass options through.
-#   refresh: REFRESH_RUNGS (e.g. "16,17") measured again in each of REFRESH_FILES (default "<gpu>.json",
-#   names under bench/results/) with tools/refresh_results.py; the merged files land in OUTDIR.
+#   refresh: the stale rungs (told from the sources, as here), or REFRESH_RUNGS (e.g. "16,17"), measured
+#   again in each of REFRESH_FILES (default "<gpu>.json", names under bench/results/) with
+#   tools/refresh_results.py; the merged files land in OUTDIR.
 #   The commit measured: git in a checkout; on a copy of the tree without its history, the stamp that
 #   `python3 tools/tree_stamp.py write` left at the root before the copy (checked against the files:
 #   a changed file records "unknown-dirty"); SGEMM_LADDER_GIT_DESCRIBE=<commit> overrides both.
@@ -114,7 +115,7 @@ for step in "${steps[@]}"; do
     refresh)  # the stale rows of committed files measured again and merged (tools/refresh_results.py)
       for f in ${REFRESH_FILES:-$gpu.json}; do
         cp "bench/results/$f" "$out/$f" &&
-          run_step "refresh_${f%.json}" python3 tools/refresh_results.py "$out/$f" --rungs "${REFRESH_RUNGS:?set REFRESH_RUNGS, e.g. 16,17}" --run
+          run_step "refresh_${f%.json}" python3 tools/refresh_results.py "$out/$f" ${REFRESH_RUNGS:+--rungs "$REFRESH_RUNGS"} --run
       done ;;
     soak)
       run_step soak "$bench" --soak "${SOAK_MINUTES:-5}" ;;
