@@ -16,10 +16,11 @@ libsgemm_ladder.so, release preset), and records them in results files. Per rung
         offsets; symbol-table indices zeroed) and its shared and parameter sizes, plus the unit's
         constant banks and initialised globals. Debug sections (.debug_line, .nv_debug_line_sass,
         .nv_debug_ptx_txt: where -lineinfo puts line numbers) are never read, so a comment that
-        moves lines changes nothing. The build makes the SASS a function of the source alone
-        (cmake/reproducible_cuda.sh): NVVM's choices in some kernels (rung 17's few-columns
-        instance in rung 30's unit) otherwise follow random names, addresses and the lengths of
-        paths and variables, so one commit gave two fingerprints in two checkouts. Kernels of
+        moves lines changes nothing. On one machine the build makes the SASS a function of the
+        source alone (cmake/reproducible_cuda.sh): NVVM's choices in some kernels (rung 17's
+        few-columns instance in rung 30's unit) otherwise follow random names, addresses and the
+        lengths of paths and variables; another machine may still build them otherwise, which is
+        why staleness is told from the sources (below). Kernels of
         the library's shared units (kernels/common, the registry) are added where the rung's host
         code launches them (their host stub is reached).
   host  the rung's host launch path: the library's functions that are direct members of the rung's
@@ -851,13 +852,12 @@ def source_key(root: Path, files: list[str] | None = None) -> str:
 class Sources:
     """The current sources, against which committed figures are told stale or not."""
 
-    root: Path
     key: str
 
     @classmethod
     def of(cls, root: Path = REPO) -> "Sources":
         try:
-            return cls(Path(root), source_key(root))
+            return cls(source_key(root))
         except OSError as e:
             raise FingerprintError(f"cannot read the library's sources under {root}: {e}") from e
 
@@ -1167,11 +1167,12 @@ def stamp_file(path: Path, fp: Fingerprints, source: Path,
             if row.get("sgemm_ladder_git") in ok and (cur := fp.of(rung)) is not None:
                 row["fingerprint"] = ":".join(cur[c] for c in COMPONENTS)
             parts = (row.get("fingerprint") or "").split(":")
-            if sources is None or len(parts) != len(COMPONENTS) or fp.of(rung) is None:
+            if sources is None or len(parts) != len(COMPONENTS) or (cur := fp.of(rung)) is None:
                 continue
-            record = {"toolchain": fp.toolchain, "rungs": {str(rung): dict(zip(COMPONENTS, parts))}}
-            changed = [c for c in compared(record, fp)[str(rung)] if c in COMPONENTS + ("toolchain",)]
-            row["source"] = f"{sources.key}:" + "+".join(changed)  # the row's figures take no other path
+            # The row's figures take no other path; the row keeps no toolchain (its fingerprints differ
+            # where another one made them).
+            changed = [c for c, was in zip(COMPONENTS, parts) if was != cur[c]]
+            row["source"] = f"{sources.key}:" + "+".join(changed)
             seen.append(row.get("sgemm_ladder_git") or "unknown")
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=head, lineterminator="\n")
@@ -1253,7 +1254,7 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 1
         files = library_files(source)
-        sources = Sources(source, source_key(source, files))
+        sources = Sources(source_key(source, files))
         loose = git(source, "ls-files", "--others", "--exclude-standard", "--", *LIBRARY_INPUTS)
         if loose:  # a clean clone would not have them: its key would differ from the one written
             print(f"fingerprint: files git does not track among the library's inputs ({', '.join(loose.split()[:4])}): "

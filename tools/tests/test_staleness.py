@@ -179,7 +179,7 @@ def test_uncommented_keeps_literals_whole_and_every_line():
 
 
 def sources(key: str = "5" * 16) -> fingerprint.Sources:
-    return fingerprint.Sources(Path("."), key)
+    return fingerprint.Sources(key)
 
 
 def test_the_sources_tell_what_stamp_compared_with_their_build(tmp_path):
