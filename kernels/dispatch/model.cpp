@@ -6,10 +6,8 @@
 #include "dispatch/tensor.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <mutex>
